@@ -11,8 +11,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
 
-# The pinned skills. This stage sees only the dependencies, the fetcher and the manifest (and the files of
-# src/ the fetcher imports, which import only Node and one another), so a change to the server never refetches skills; the cache mount keeps a bare mirror per source, so a repin fetches only
+# The pinned skills. This stage sees only the dependencies, the fetcher and the manifest (and src/shared/,
+# the one folder of src/ the fetcher imports, whose files import only Node and one another), so a change to the server never refetches skills; the cache mount keeps a bare mirror per source, so a repin fetches only
 # what is new. Locked: a multi-platform build runs this stage once per platform, at once, and two fetches
 # cannot share a git store. So a lock file git left there is a stopped build's (cancelled mid-fetch): it
 # would fail every later build, and is removed.
@@ -21,7 +21,7 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY scripts/fetch-skills ./scripts/fetch-skills
-COPY src/command-line.ts src/edit-distance.ts src/file-names.ts src/inside-folder.ts src/make-folder.ts src/pack-description.ts src/plural.ts src/process-state.ts src/sorted.ts src/system-errors.ts src/utf8.ts src/visible.ts ./src/
+COPY src/shared ./src/shared
 ARG SKILLS_MANIFEST=skills.toml
 COPY ${SKILLS_MANIFEST} ./skills.toml
 RUN --mount=type=cache,target=/var/cache/skills-mcp,sharing=locked \

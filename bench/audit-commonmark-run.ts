@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { htmlCommentHits } from "../src/audit/index.js";
-import { UsageError } from "../src/command-line.js";
+import { UsageError } from "../src/shared/index.js";
 import { seededRandom } from "./synthetic-catalog.js";
 
 /** What the measure uses of the commonmark package. */

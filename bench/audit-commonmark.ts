@@ -23,7 +23,7 @@
  * `--flags`, those with a line flagged where the renderer shows every comment.
  */
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
-import { UsageError } from "../src/command-line.js";
+import { UsageError } from "../src/shared/index.js";
 import { readCommandLine, wholeNumber } from "./command-line.js";
 
 const COMMAND = {

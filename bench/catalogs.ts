@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { examplesDir } from "../src/package.js";
+import { examplesDir } from "../src/shared/index.js";
 import { ROOT } from "./processes.js";
 import { writeSyntheticCatalog } from "./synthetic-catalog.js";
 

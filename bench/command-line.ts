@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { describeArgsError, notWholeNumber, wholeNumberIn } from "../src/command-line.js";
+import { describeArgsError, notWholeNumber, wholeNumberIn } from "../src/shared/index.js";
 
 /** A bench's options as node:util parseArgs declares them. */
 type Declared = NonNullable<ParseArgsConfig["options"]>;
@@ -16,7 +16,7 @@ interface BenchCommand {
 
 /**
  * The options and arguments of a bench, read as scripts/ and the server read theirs (node:util parseArgs,
- * strict, errors worded by src/command-line.ts): `--help` (-h) prints the usage and exits 0; an unknown
+ * strict, errors worded by src/shared/command-line.ts): `--help` (-h) prints the usage and exits 0; an unknown
  * option, an option without its value, or more than `most` arguments besides the options exits 2 with one
  * line saying what was wrong, then the usage. Benches that read argv by hand read `--help` as a folder or a
  * count, and one that parsed with parseArgs alone died on an unknown option with a stack trace.

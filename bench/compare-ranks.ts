@@ -7,7 +7,7 @@
  * Files joined by commas are taken together (say, the three query sets of one run); ids must not repeat.
  */
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
-import { errorMessage } from "../src/system-errors.js";
+import { errorMessage } from "../src/shared/index.js";
 import { readCommandLine, refuse } from "./command-line.js";
 import { type Ranks, rankChanges, readRanks } from "./ranks.js";
 

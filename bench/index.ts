@@ -20,9 +20,13 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
-import { describeArgsError, notWholeNumber, wholeNumberIn } from "../src/command-line.js";
-import { notAFolderOnPath } from "../src/make-folder.js";
-import { errorMessage } from "../src/system-errors.js";
+import {
+  describeArgsError,
+  errorMessage,
+  notAFolderOnPath,
+  notWholeNumber,
+  wholeNumberIn,
+} from "../src/shared/index.js";
 import { CORPUS_DIR } from "./catalogs.js";
 import type { Options, Part } from "./index-run.js";
 import { ROOT } from "./processes.js";

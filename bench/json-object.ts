@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
-import { unreadableFile } from "../src/command-line.js";
 import { isJsonObject } from "../src/json-rpc/index.js";
-import { errorMessage } from "../src/system-errors.js";
+import { errorMessage, unreadableFile } from "../src/shared/index.js";
 
 /** What `file` holds as JSON. Throws, naming the file, when it cannot be read or is not JSON. */
 export function readJsonFile(file: string): unknown {

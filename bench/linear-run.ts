@@ -19,8 +19,8 @@ import { forEachWord, KeptStems, stemsOf } from "../src/preview/words.js";
 import { buildIndex } from "../src/search/index.js";
 import { words } from "../src/search/scanner.js";
 import { compoundEnd, foldedSpelling, withinMarksLimit } from "../src/search/terms.js";
+import { visible } from "../src/shared/index.js";
 import { citedPaths } from "../src/sync/citations.js";
-import { visible } from "../src/visible.js";
 import { repeated } from "./hostile-text.js";
 import { ROOT } from "./processes.js";
 

@@ -14,7 +14,7 @@
  *   npm run bench:parts -- [catalog folder] [requests a round=2000] [rounds=5]
  */
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
-import { errorMessage } from "../src/system-errors.js";
+import { errorMessage } from "../src/shared/index.js";
 import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR } from "./catalogs.js";
 import { readCommandLine, wholeNumbersOrExit } from "./command-line.js";
 

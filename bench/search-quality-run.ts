@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { connectInMemory, preparedDepsOf } from "../scripts/in-memory-client.js";
 import { readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { buildIndex, type RankingOptions } from "../src/search/index.js";
-import { errorMessage } from "../src/system-errors.js";
+import { errorMessage } from "../src/shared/index.js";
 import { askedByAgent, readAgentQueries } from "./asked-by-agent.js";
 import { buildFts5Baseline } from "./fts5-baseline.js";
 import { writeRanks } from "./ranks.js";

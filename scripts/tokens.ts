@@ -12,10 +12,14 @@
  * CATALOG_PREVIEW=off shows instead.
  */
 import { parseArgs } from "node:util";
-import { describeArgsError, notOneOf, UsageError } from "../src/command-line.js";
-import { examplesDir } from "../src/package.js";
-import { errorMessage } from "../src/system-errors.js";
-import { quoted } from "../src/visible.js";
+import {
+  describeArgsError,
+  errorMessage,
+  examplesDir,
+  notOneOf,
+  quoted,
+  UsageError,
+} from "../src/shared/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import type { Options } from "./tokens-run.js";
 

@@ -5,6 +5,7 @@ import { blockedPortWarning, type Config, ConfigError, SHUTDOWN_GRACE_MS, USAGE 
 import { buildApp, InFlight, Readiness, shedRssWarning } from "./http/index.js";
 import { LogOutput } from "./log-output.js";
 import { type McpDeps, steeringFor, warmPreviews } from "./mcp/index.js";
+import { endBySignal, problemInWords, STOP_SIGNALS, type SystemProblems, visible } from "./shared/index.js";
 import {
   loadStartupConfig,
   mcpDepsFor,
@@ -15,9 +16,6 @@ import {
   serverInfo,
 } from "./startup/index.js";
 import { serveStdio } from "./stdio/index.js";
-import { endBySignal, STOP_SIGNALS } from "./stop-signals.js";
-import { problemInWords, type SystemProblems } from "./system-errors.js";
-import { visible } from "./visible.js";
 
 /** The command line: config → a prepared catalog (src/startup) → a transport. Returns the exit status. */
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {

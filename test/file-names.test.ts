@@ -1,6 +1,6 @@
 /** The one rule of which names a skill's files may have, shared by the fetcher, the server and sync. */
 import { describe, expect, it } from "vitest";
-import { nameShapeProblem, portableNameProblem, readsAsDotGit } from "../src/file-names.js";
+import { nameShapeProblem, portableNameProblem, readsAsDotGit } from "../src/shared/index.js";
 
 describe("readsAsDotGit", () => {
   it.each([

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, rmdir, stat, symlink, writeFile 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MakeFolderError, makeFolder } from "../src/make-folder.js";
+import { MakeFolderError, makeFolder } from "../src/shared/index.js";
 import { ROOT } from "./helpers/process.js";
 
 const linux = process.platform === "linux";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { firstPast } from "../src/sorted.js";
+import { firstPast } from "../src/shared/index.js";
 
 describe("firstPast", () => {
   it("finds the first item past the point, in a list of any length", () => {

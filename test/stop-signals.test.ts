@@ -9,7 +9,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { builtModule } from "./helpers/built-scripts.js";
 import { tempFolder } from "./sync/helpers.js";
 
-const STOP_SIGNALS = builtModule("src/stop-signals.ts");
+const STOP_SIGNALS = builtModule("src/shared/stop-signals.ts");
 
 /** Ends itself by SIGHUP, as a sync does once its terminal closed, where sending it fails as on Windows. */
 const ENDING = `

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { unreadableFile } from "../src/command-line.js";
-import { errorMessage, problemInWords, systemProblem } from "../src/system-errors.js";
+import { errorMessage, problemInWords, systemProblem, unreadableFile } from "../src/shared/index.js";
 
 /** A system error of `code`, as Node throws one. */
 function systemError(code: string): NodeJS.ErrnoException {

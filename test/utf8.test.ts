@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeUtf8, utf8SequenceLength } from "../src/utf8.js";
+import { decodeUtf8, utf8SequenceLength } from "../src/shared/index.js";
 
 describe("decodeUtf8", () => {
   it("reads UTF-8 as text, and says that other bytes are not, rather than write U+FFFD", () => {

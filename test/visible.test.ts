@@ -9,7 +9,7 @@ import {
   quotedApart,
   quotedName,
   visible,
-} from "../src/visible.js";
+} from "../src/shared/index.js";
 
 // Input was quoted back four ways: JSON.stringify of its first 100 UTF-16 units (no ellipsis, a lone
 // surrogate at the cut, a bidi override kept raw), of an excerpt (an ellipsis, the override still raw), the

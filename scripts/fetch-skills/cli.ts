@@ -1,8 +1,14 @@
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { constants } from "node:os";
-import { closestBySlip } from "../../src/edit-distance.js";
-import { DOLLAR_QUOTE_SHELLS, dollarQuoted, quoted, shellWord, visible } from "../../src/visible.js";
+import {
+  closestBySlip,
+  DOLLAR_QUOTE_SHELLS,
+  dollarQuoted,
+  quoted,
+  shellWord,
+  visible,
+} from "../../src/shared/index.js";
 import {
   describeWriteError,
   FetcherError,

@@ -1,13 +1,18 @@
 import type { Dirent } from "node:fs";
 import { copyFile, opendir, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { foldedName, isKeptBefore, portableNameProblem } from "../../src/file-names.js";
-import { isInside } from "../../src/inside-folder.js";
-import { makeFolder } from "../../src/make-folder.js";
-import { compareText } from "../../src/sorted.js";
-import { systemProblem } from "../../src/system-errors.js";
-import { decodeUtf8 } from "../../src/utf8.js";
-import { quoted, visible } from "../../src/visible.js";
+import {
+  compareText,
+  decodeUtf8,
+  foldedName,
+  isInside,
+  isKeptBefore,
+  makeFolder,
+  portableNameProblem,
+  quoted,
+  systemProblem,
+  visible,
+} from "../../src/shared/index.js";
 
 /** Something of the repository that was not copied, and why: reported as a warning. */
 export interface SkippedEntry {

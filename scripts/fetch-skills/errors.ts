@@ -1,5 +1,4 @@
-import { errorMessage, type SystemProblems, systemProblem } from "../../src/system-errors.js";
-import { quoted } from "../../src/visible.js";
+import { errorMessage, quoted, type SystemProblems, systemProblem } from "../../src/shared/index.js";
 
 /** A failure the user can act on: printed as its message, never with a stack trace. */
 export class FetcherError extends Error {

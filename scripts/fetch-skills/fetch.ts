@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { access, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { GitError, type SimpleGit } from "simple-git";
-import { makeFolder } from "../../src/make-folder.js";
+import { makeFolder } from "../../src/shared/index.js";
 import type { SourceLimits } from "./copy.js";
 import { oneLine, SourceError, withoutCredentials } from "./errors.js";
 import { BOUNDED_FETCH_CONFIG, boundedFetch, FetchTooLargeError } from "./fetch-bound.js";

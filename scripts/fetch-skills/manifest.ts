@@ -2,10 +2,14 @@ import { randomBytes } from "node:crypto";
 import { open, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
-import { unreadableFile } from "../../src/command-line.js";
-import { readsAsDotGit } from "../../src/file-names.js";
-import { MAX_PACK_DESCRIPTION } from "../../src/pack-description.js";
-import { describeCharacter, firstUnseen, quoted } from "../../src/visible.js";
+import {
+  describeCharacter,
+  firstUnseen,
+  MAX_PACK_DESCRIPTION,
+  quoted,
+  readsAsDotGit,
+  unreadableFile,
+} from "../../src/shared/index.js";
 import { describeWriteError, FetcherError, ManifestError, withoutCredentials } from "./errors.js";
 import { locateSources, type ManifestLayout } from "./layout.js";
 
@@ -394,7 +398,7 @@ function overlaps(a: string, b: string): boolean {
 
 /**
  * Whether the repository path `entry` is the folder `folder` or lies inside it, both POSIX and normalized
- * as {@link SkillSource.path} is: "." is the root, which holds everything. (Not src/inside-folder.ts's
+ * as {@link SkillSource.path} is: "." is the root, which holds everything. (Not src/shared/inside-folder.ts's
  * `isInside`, which takes absolute paths of the system's separator, where "." is no root.)
  */
 export function isWithin(folder: string, entry: string): boolean {

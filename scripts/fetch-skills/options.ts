@@ -13,9 +13,13 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { describeArgsError, notWholeNumber, wholeNumberIn } from "../../src/command-line.js";
-import { notAFolderOnPath } from "../../src/make-folder.js";
-import { visible } from "../../src/visible.js";
+import {
+  describeArgsError,
+  notAFolderOnPath,
+  notWholeNumber,
+  visible,
+  wholeNumberIn,
+} from "../../src/shared/index.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import { describeWriteError, ManifestError, UsageError } from "./errors.js";
 

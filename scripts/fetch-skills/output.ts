@@ -1,8 +1,6 @@
 import { cp, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { MakeFolderError, makeFolder } from "../../src/make-folder.js";
-import { plural } from "../../src/plural.js";
-import { quoted } from "../../src/visible.js";
+import { MakeFolderError, makeFolder, plural, quoted } from "../../src/shared/index.js";
 import {
   CopyError,
   copyFromRepository,

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { parse } from "smol-toml";
-import { quoted } from "../../src/visible.js";
+import { quoted } from "../../src/shared/index.js";
 import { FetcherError, oneLine, withoutCredentials } from "./errors.js";
 import { gitAt } from "./git.js";
 import type { Manifest, SkillSource } from "./manifest.js";

@@ -1,5 +1,4 @@
-import { plural } from "../../src/plural.js";
-import { longestBacktickRun } from "../../src/visible.js";
+import { longestBacktickRun, plural } from "../../src/shared/index.js";
 import type { FetchedPack } from "./output.js";
 import type { HeldBack, Repin, Unresolved } from "./repin.js";
 import { shortRef } from "./review-contract.js";

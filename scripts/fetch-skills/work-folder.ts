@@ -3,7 +3,7 @@ import { lstat, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:f
 import { hostname } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { isRunning } from "../../src/process-state.js";
+import { isRunning } from "../../src/shared/index.js";
 
 /** The record in a work folder of the run that made it, for a later run to tell whether it still runs. */
 const OWNER_FILE = "owner.json";

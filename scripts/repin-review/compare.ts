@@ -1,7 +1,7 @@
 /** What a bump changes in one pack: its skills paired, and their SKILL.md and other files compared. */
 import path from "node:path";
 import { resolveSkillFile, type Skill } from "../../src/catalog/index.js";
-import { compareText } from "../../src/sorted.js";
+import { compareText } from "../../src/shared/index.js";
 import { crowdsLast } from "./crowds.js";
 import {
   compareIgnoringEndings,

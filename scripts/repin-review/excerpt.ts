@@ -1,4 +1,4 @@
-import { visible } from "../../src/visible.js";
+import { visible } from "../../src/shared/index.js";
 
 /** How much of a body (an added SKILL.md, or a changed one's diff) is shown, and of each of its lines. */
 export interface BodyRoom {

@@ -1,6 +1,6 @@
 /** The lists of supporting and pack files a bump changes, their crowds, and the contents shown of them. */
 import { formatSize } from "../../src/catalog/index.js";
-import { compareText } from "../../src/sorted.js";
+import { compareText } from "../../src/shared/index.js";
 import { markdownCode, markdownText } from "../audit-markdown.js";
 import type { ReviewedSource } from "../fetch-skills/review-contract.js";
 import { CROWD_SAMPLES, type Crowd, crowdsIn } from "./crowds.js";

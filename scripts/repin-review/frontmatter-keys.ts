@@ -1,5 +1,5 @@
 import { closingLineIndex, readFrontmatterFields, stripBom } from "../../src/catalog/index.js";
-import { excerpt } from "../../src/visible.js";
+import { excerpt } from "../../src/shared/index.js";
 
 export interface KeyChange {
   readonly key: string;

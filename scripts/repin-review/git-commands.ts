@@ -3,7 +3,7 @@
  * file, of a crowd of alike files, or of the whole pack.
  */
 import path from "node:path";
-import { DOLLAR_QUOTE_SHELLS, dollarQuoted, shellWord } from "../../src/visible.js";
+import { DOLLAR_QUOTE_SHELLS, dollarQuoted, shellWord } from "../../src/shared/index.js";
 import { markdownCode } from "../audit-markdown.js";
 import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.js";
 import type { PackChanges } from "./compare.js";

@@ -8,7 +8,7 @@ import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Finding } from "../../src/audit/index.js";
 import type { CaseCollision, CatalogIssue, Pack, Skill } from "../../src/catalog/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
-import { compareText } from "../../src/sorted.js";
+import { compareText } from "../../src/shared/index.js";
 import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
 import {
   type AddedDocument,

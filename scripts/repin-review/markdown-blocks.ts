@@ -1,5 +1,5 @@
 /** The Markdown blocks the review is built of: sections, collapsed details, code fences. */
-import { longestBacktickRun, visible } from "../../src/visible.js";
+import { longestBacktickRun, visible } from "../../src/shared/index.js";
 import { type BodyRoom, type Excerpt, shownLines } from "./excerpt.js";
 import { count } from "./phrases.js";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Skill } from "../../src/catalog/index.js";
-import { compareText } from "../../src/sorted.js";
+import { compareText } from "../../src/shared/index.js";
 import { withLineFeeds } from "./diff.js";
 import { partsOf } from "./frontmatter-keys.js";
 import { rareKeyIndex } from "./rare-keys.js";

@@ -1,5 +1,5 @@
 import { formatSize } from "../catalog/index.js";
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 import type { Hit } from "./rules.js";
 import type { Steps } from "./scan.js";
 

@@ -1,5 +1,4 @@
-import { plural } from "../plural.js";
-import { codePoint, describeCharacter, excerpt, quoted } from "../visible.js";
+import { codePoint, describeCharacter, excerpt, plural, quoted } from "../shared/index.js";
 import { markdownLines } from "./markdown-lines.js";
 import type { Hit } from "./rules.js";
 import { codePointBefore, width } from "./text.js";

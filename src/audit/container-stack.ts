@@ -1,5 +1,5 @@
 /** The containers open as the walk over a file's lines reaches a line, and the text column a line is in. */
-import { firstPast } from "../sorted.js";
+import { firstPast } from "../shared/index.js";
 import type { Group, WideGap } from "./container-groups.js";
 import type { OpenedContainers } from "./container-opening.js";
 

@@ -5,7 +5,7 @@
  * icon or target as soon as the folder `skills-mcp sync` wrote is opened, and a share answers with a request
  * for the user's NTLM credentials, which Windows sends: no click needed.
  */
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 import { type Finding, finding } from "./rules.js";
 
 /** The files Explorer reads to show a folder or an icon. */

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { type CatalogIssue, SKILL_DOCUMENT, type Skill, type Source } from "../catalog/index.js";
-import { compareText } from "../sorted.js";
+import { compareText } from "../shared/index.js";
 import { auditFile, type FileFacts } from "./file.js";
 import { auditFolderName, auditSkillMetadata } from "./metadata.js";
 import { compareFindings, type Finding, finding, type Severity } from "./rules.js";

@@ -1,4 +1,4 @@
-import { visible } from "../visible.js";
+import { visible } from "../shared/index.js";
 import { containerMarkersEnd } from "./container-markers.js";
 import { collapsedStart, isToolDirective } from "./html-comments.js";
 import { markdownLines } from "./markdown-lines.js";

@@ -1,5 +1,5 @@
 /** The html-comment rule: HTML comments a Markdown file's rendered view hides, less the directives of Markdown tools. */
-import { visible } from "../visible.js";
+import { visible } from "../shared/index.js";
 import { markdownLines } from "./markdown-lines.js";
 import type { Hit } from "./rules.js";
 import { isSpace } from "./scan.js";

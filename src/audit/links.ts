@@ -1,4 +1,4 @@
-import { excerpt, visible } from "../visible.js";
+import { excerpt, visible } from "../shared/index.js";
 import { type Link, linkDefinitions, referenceLinks } from "./references.js";
 import type { Hit } from "./rules.js";
 import { indexOf, isSpace, matchFrom, NOWHERE, type Steps, searchForward, skipSpaces } from "./scan.js";

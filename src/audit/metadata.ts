@@ -1,5 +1,5 @@
 import { closingLineIndex, nameRuleViolation } from "../catalog/index.js";
-import { codePoint, describeCharacter, visible } from "../visible.js";
+import { codePoint, describeCharacter, visible } from "../shared/index.js";
 import { JOINING_WORD, joinsEmoji, selectsGlyph, typesetMark, withoutFlagTags } from "./characters.js";
 import { claimOfEveryTask } from "./routing.js";
 import { type Finding, finding } from "./rules.js";

@@ -1,5 +1,5 @@
 /** The pipe-to-shell rule: shell command lines that download a script and run it. */
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 import type { Reader } from "./reader.js";
 import { commandWords, pipelineStages, type ShellWord, shellTokens } from "./shell-words.js";
 

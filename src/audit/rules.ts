@@ -1,5 +1,5 @@
 import { MAX_FILE_BYTES } from "../catalog/index.js";
-import { compareText } from "../sorted.js";
+import { compareText } from "../shared/index.js";
 
 /** How much a finding matters: `high` makes a skill unsafe to serve; the others are worth a look. */
 export type Severity = "high" | "medium" | "low";

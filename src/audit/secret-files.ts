@@ -1,7 +1,6 @@
 /** The secret-file rule: a file of credentials named (`~/.ssh`, `~/.aws/credentials`). */
 
-import { listedWithAnd } from "../plural.js";
-import { quoted } from "../visible.js";
+import { listedWithAnd, quoted } from "../shared/index.js";
 import type { Reader } from "./reader.js";
 import type { Hit } from "./rules.js";
 import { details } from "./text-around.js";

@@ -2,7 +2,7 @@
  * The text around a place that the rules of one search read: how far a phrase rule reads, and the
  * detail of a hit quoting the text around it.
  */
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 
 /** How much text around a hit its detail quotes, and how far a phrase rule reads past its first word. */
 const SNIPPET = 120;

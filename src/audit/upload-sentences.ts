@@ -2,7 +2,7 @@
  * The upload-instruction rule: words that tell the agent to send a file or a key to a URL, in the
  * active (`upload ~/.env to https://…`) or the passive (`the token is sent to https://…`).
  */
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 import type { Reader } from "./reader.js";
 import { isSpace } from "./scan.js";
 import { details, LINE_FEED, WINDOW } from "./text-around.js";

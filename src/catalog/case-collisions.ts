@@ -1,5 +1,4 @@
-import { foldedName, isKeptBefore, preference } from "../file-names.js";
-import { visible } from "../visible.js";
+import { foldedName, isKeptBefore, preference, visible } from "../shared/index.js";
 import type { CatalogIssue, Pack } from "./types.js";
 
 /**

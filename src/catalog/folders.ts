@@ -1,10 +1,14 @@
 import { isUtf8 } from "node:buffer";
 import { type Dirent, opendirSync } from "node:fs";
 import path from "node:path";
-import { compareText } from "../sorted.js";
-import { errorMessage, problemInWords, type SystemProblems } from "../system-errors.js";
-import { utf8SequenceLength } from "../utf8.js";
-import { visible } from "../visible.js";
+import {
+  compareText,
+  errorMessage,
+  problemInWords,
+  type SystemProblems,
+  utf8SequenceLength,
+  visible,
+} from "../shared/index.js";
 import { ChangedFileError } from "./open.js";
 import type { CatalogIssue } from "./types.js";
 

@@ -11,9 +11,7 @@ import {
   visit,
   type YAMLError,
 } from "yaml";
-import { compareText } from "../sorted.js";
-import { errorMessage } from "../system-errors.js";
-import { codePoint, excerpt, quoted } from "../visible.js";
+import { codePoint, compareText, errorMessage, excerpt, quoted } from "../shared/index.js";
 
 /** What the catalog reads in a SKILL.md's frontmatter: the skill's name, description and flags, or why not. */
 export type ParsedFrontmatter =

@@ -3,7 +3,7 @@
  * what other folders need to read it. Only what they use is exported here.
  */
 
-export { foldedName } from "../file-names.js";
+export { foldedName } from "../shared/index.js";
 export { type CaseCollision, caseCollisions } from "./case-collisions.js";
 export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
 export {

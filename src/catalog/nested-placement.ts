@@ -3,7 +3,7 @@
  * when their name or their files would make the two disagree.
  */
 import path from "node:path";
-import { firstPast } from "../sorted.js";
+import { firstPast } from "../shared/index.js";
 import { type CatalogFile, type CatalogIssue, SKILL_DOCUMENT, type Skill, skillPath } from "./types.js";
 import { flat } from "./walk.js";
 

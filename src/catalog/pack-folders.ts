@@ -3,7 +3,7 @@
  * differ only in letter case or Unicode normalization, each other reported as an issue.
  */
 
-import { visible } from "../visible.js";
+import { visible } from "../shared/index.js";
 import { FoldedPaths, spelledOtherwise } from "./case-collisions.js";
 import { readFolder } from "./folders.js";
 import { nameRuleViolation } from "./frontmatter.js";

@@ -4,9 +4,7 @@
  */
 import { type Dirent, realpathSync } from "node:fs";
 import path from "node:path";
-import { foldedName, preference } from "../file-names.js";
-import { compareText } from "../sorted.js";
-import { visible } from "../visible.js";
+import { compareText, foldedName, preference, visible } from "../shared/index.js";
 import { FoldedPaths, foldedFileCollisions, foldedFileIssue, spelledOtherwise } from "./case-collisions.js";
 import type { DocumentReader } from "./documents.js";
 import { describeFsError, MAX_FOLDER_ENTRIES } from "./folders.js";

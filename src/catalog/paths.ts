@@ -3,8 +3,7 @@
  * those, never joined onto a folder on disk, so that no request can reach outside a skill or pack.
  */
 import path from "node:path";
-import { portableNameProblem } from "../file-names.js";
-import { visible } from "../visible.js";
+import { portableNameProblem, visible } from "../shared/index.js";
 import { type CatalogFile, type Pack, SKILL_DOCUMENT, type Skill } from "./types.js";
 
 /**

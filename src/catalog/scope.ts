@@ -1,7 +1,12 @@
-import { closestBySlip } from "../edit-distance.js";
-import { foldedName } from "../file-names.js";
-import { compareText, firstPast } from "../sorted.js";
-import { namedInProse, quoted, quotedName } from "../visible.js";
+import {
+  closestBySlip,
+  compareText,
+  firstPast,
+  foldedName,
+  namedInProse,
+  quoted,
+  quotedName,
+} from "../shared/index.js";
 import type { CatalogFile, Group, Pack, Skill } from "./types.js";
 
 /** A selector that names nothing in scope, or a bare group name that two packs share. */

@@ -4,7 +4,7 @@
  */
 import type { Dirent } from "node:fs";
 import path from "node:path";
-import { excerpt, quoted, visible } from "../visible.js";
+import { excerpt, quoted, visible } from "../shared/index.js";
 import { foldedFileCollisions, foldedFileIssue } from "./case-collisions.js";
 import type { DocumentReader } from "./documents.js";
 import { isOverfull, MAX_FOLDER_ENTRIES } from "./folders.js";

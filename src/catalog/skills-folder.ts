@@ -4,7 +4,7 @@
  */
 import { realpathSync, type Stats, statfsSync, statSync } from "node:fs";
 import path from "node:path";
-import { entryKindOf, notAFolderOnPath } from "../make-folder.js";
+import { entryKindOf, notAFolderOnPath } from "../shared/index.js";
 import { type CatalogIssue, SKILL_DOCUMENT } from "./types.js";
 
 /** The skills folder cannot be served: the server must not start. */

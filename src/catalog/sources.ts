@@ -1,6 +1,5 @@
 import path from "node:path";
-import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
-import { errorMessage } from "../system-errors.js";
+import { errorMessage, MAX_PACK_DESCRIPTION } from "../shared/index.js";
 import { describeFsError } from "./folders.js";
 import { ChangedFileError, readFileBeside } from "./open.js";
 import type { CatalogIssue, SkippedFile, Source } from "./types.js";

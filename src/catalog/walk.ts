@@ -1,8 +1,6 @@
 import { accessSync, constants, type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { isInside } from "../inside-folder.js";
-import { compareText } from "../sorted.js";
-import { visible } from "../visible.js";
+import { compareText, isInside, visible } from "../shared/index.js";
 import { describeFsError, readFolder } from "./folders.js";
 import { unnameableReason } from "./paths.js";
 import { fileIdentity } from "./stamps.js";

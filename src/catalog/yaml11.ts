@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq, type Scalar } from "yaml";
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 import { frontmatterDocument } from "./frontmatter.js";
 
 /**

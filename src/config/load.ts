@@ -1,9 +1,6 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { describeArgsError, validOptions } from "../command-line.js";
-import { editDistance } from "../edit-distance.js";
-import { listedWithAnd } from "../plural.js";
-import { quoted } from "../visible.js";
+import { describeArgsError, editDistance, listedWithAnd, quoted, validOptions } from "../shared/index.js";
 import { OPTIONS, SAVED_INDEX_NAME } from "./options.js";
 import {
   mebibytes,

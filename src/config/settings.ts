@@ -1,9 +1,13 @@
 import path from "node:path";
 import { isMap, parseDocument } from "yaml";
-import { noKey, notOneOf, unreadableFile } from "../command-line.js";
-import { editDistance } from "../edit-distance.js";
-import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
-import { quoted } from "../visible.js";
+import {
+  editDistance,
+  MAX_PACK_DESCRIPTION,
+  noKey,
+  notOneOf,
+  quoted,
+  unreadableFile,
+} from "../shared/index.js";
 
 /**
  * Every setting the server reads from its environment, declared once: its name, its default, how its

@@ -11,8 +11,7 @@ import Fastify, {
 import type { HttpSettings } from "../config/index.js";
 import { bytesAt, holdsMoreAfterValue, notUtf8At, textProblemIn } from "../json-rpc/index.js";
 import type { McpDeps } from "../mcp/index.js";
-import { isSaidSparingly } from "../sparingly.js";
-import { quoted, visible } from "../visible.js";
+import { isSaidSparingly, quoted, visible } from "../shared/index.js";
 import { drainBounds, drained, worthDraining } from "./body-drain.js";
 import {
   clientErrorHandler,

@@ -1,7 +1,7 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 import { JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
 import type { Metrics } from "./metrics.js";
 

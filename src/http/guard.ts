@@ -2,7 +2,7 @@ import bearerAuth from "@fastify/bearer-auth";
 import cors from "@fastify/cors";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { LRUCache } from "lru-cache";
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 import { JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
 
 /** Headers a browser client may send to `/mcp`, announced in answers to CORS preflights. */

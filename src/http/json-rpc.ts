@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { TextProblem } from "../json-rpc/index.js";
-import { excerpt, visible } from "../visible.js";
+import { excerpt, visible } from "../shared/index.js";
 
 declare module "fastify" {
   interface FastifyRequest {

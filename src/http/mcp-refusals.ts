@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError } from "fastify";
 import { formatSize, type SelectorError } from "../catalog/index.js";
 import { doubtsTheId, textProblemMessage } from "../json-rpc/index.js";
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 import { endsInChunked, notChunkedLast } from "./client-errors.js";
 import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId, sendError } from "./json-rpc.js";
 import {

@@ -26,8 +26,7 @@ import {
   unclaimedEnvelopeError,
   unclaimedEnvelopeKeys,
 } from "../mcp/index.js";
-import { listedWithAnd } from "../plural.js";
-import { quoted, quotedApart } from "../visible.js";
+import { listedWithAnd, quoted, quotedApart } from "../shared/index.js";
 import { acceptsMediaType } from "./accept.js";
 import { requestId } from "./json-rpc.js";
 import { RequestOrigins } from "./request-origins.js";

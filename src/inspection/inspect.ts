@@ -16,8 +16,7 @@ import {
   skillPath,
   stripBom,
 } from "../catalog/index.js";
-import { compareText } from "../sorted.js";
-import { errorMessage } from "../system-errors.js";
+import { compareText, errorMessage } from "../shared/index.js";
 
 export type { SkillEntry };
 

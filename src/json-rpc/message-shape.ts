@@ -1,4 +1,4 @@
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 
 /** The members a JSON-RPC request or notification may hold, as MCP's schema allows them. */
 const MESSAGE_MEMBERS = ["jsonrpc", "id", "method", "params"];

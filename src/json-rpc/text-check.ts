@@ -1,4 +1,4 @@
-import { excerpt, quoted, visible } from "../visible.js";
+import { excerpt, quoted, visible } from "../shared/index.js";
 import { MAX_NESTING, TOO_DEEP } from "./nesting.js";
 
 const QUOTE = 0x22;

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { utf8SequenceLength } from "../utf8.js";
+import { utf8SequenceLength } from "../shared/index.js";
 
 /**
  * Where `bytes` stop being UTF-8: the offset of the first byte that begins no well-formed UTF-8 sequence

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Scope } from "../catalog/index.js";
-import { firstPast } from "../sorted.js";
+import { firstPast } from "../shared/index.js";
 
 /** Entries per page of every list this server pages: skills/list, prompts/list, resources/list, folder reads. */
 export const PAGE_SIZE = 100;

@@ -7,8 +7,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { isJsonObject } from "../json-rpc/index.js";
-import { listedWithAnd } from "../plural.js";
-import { quoted } from "../visible.js";
+import { listedWithAnd, quoted } from "../shared/index.js";
 import { MODERN_REVISION } from "./server.js";
 
 /**

@@ -1,8 +1,7 @@
 /** How the tools write what they answer: file lists, file contents, counts. */
 import { type CatalogFile, type FileContent, formatSize } from "../catalog/index.js";
 import { isJsonObject, jsonKindOf } from "../json-rpc/index.js";
-import { plural } from "../plural.js";
-import { excerpt, quoted } from "../visible.js";
+import { excerpt, plural, quoted } from "../shared/index.js";
 
 /** Past this many entries a manifest is cut: a skill with a vendored tree would flood the context. */
 const LISTED_FILES = 500;

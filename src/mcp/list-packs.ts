@@ -1,6 +1,5 @@
 import type { Pack } from "../catalog/index.js";
-import { plural } from "../plural.js";
-import { namedInProse } from "../visible.js";
+import { namedInProse, plural } from "../shared/index.js";
 import { defineTool } from "./tool.js";
 
 /** Past this many groups a pack's answer shows its largest groups only, so huge catalogs stay readable. */

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import type { Scope, Skill } from "../catalog/index.js";
-import { plural } from "../plural.js";
 import { MINIMAL_LIST_SKILLS } from "../preview/index.js";
 import type { SearchIndex, SearchResult, Undecided, Vagueness } from "../search/index.js";
-import { namedInProse, quoted, quotedName } from "../visible.js";
+import { namedInProse, plural, quoted, quotedName } from "../shared/index.js";
 import { findSkillAsWritten, narrowByPack } from "./references.js";
 import { defineTool } from "./tool.js";
 

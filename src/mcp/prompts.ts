@@ -6,8 +6,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { type FileContent, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
-import { compareText } from "../sorted.js";
-import { namedInProse, quoted } from "../visible.js";
+import { compareText, namedInProse, quoted } from "../shared/index.js";
 import type { ToolContext } from "./context.js";
 import {
   decodeCursor,

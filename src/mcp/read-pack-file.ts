@@ -7,7 +7,7 @@ import {
   resolvePackFile,
   SKILL_DOCUMENT,
 } from "../catalog/index.js";
-import { namedInProse, quoted, quotedName } from "../visible.js";
+import { namedInProse, quoted, quotedName } from "../shared/index.js";
 import type { ToolContext } from "./context.js";
 import { formatFileContent, formatManifest } from "./format.js";
 import { callByPath, findSkillAsWritten, holdersOf, isSelector, skillAtPath } from "./references.js";

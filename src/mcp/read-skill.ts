@@ -14,8 +14,7 @@ import {
   skillOwningPath,
   withoutTrailingSlashes,
 } from "../catalog/index.js";
-import { plural } from "../plural.js";
-import { namedInProse, quoted, quotedName } from "../visible.js";
+import { namedInProse, plural, quoted, quotedName } from "../shared/index.js";
 import type { ToolContext } from "./context.js";
 import { formatFileContent, formatManifest } from "./format.js";
 import {

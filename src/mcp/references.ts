@@ -20,7 +20,7 @@ import {
   withoutEdgeSlashes,
   withoutTrailingSlashes,
 } from "../catalog/index.js";
-import { namedInProse, quoted, quotedName } from "../visible.js";
+import { namedInProse, quoted, quotedName } from "../shared/index.js";
 import type { ToolContext } from "./context.js";
 import { ToolError } from "./tool.js";
 

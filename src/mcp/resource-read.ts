@@ -16,7 +16,7 @@ import {
   isBinaryStart,
   weighsMoreAsText,
 } from "../catalog/index.js";
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 import { mimeTypeOf, RESOURCES_LISTED, UNKNOWN_MIME_TYPE, withUriShapeProblem } from "./skill-uris.js";
 
 /**

@@ -10,7 +10,7 @@ import {
   SKILLS_LIST_METHOD,
 } from "@modelcontextprotocol/server/ext/skills";
 import { isJsonObject } from "../json-rpc/index.js";
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 
 /**
  * The request methods a server of `era` with `capabilities` serves, as MCP ties them to its capabilities.

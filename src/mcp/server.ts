@@ -26,7 +26,6 @@ import {
 } from "@modelcontextprotocol/server/ext/skills";
 import { z } from "zod";
 import type { Catalog, Pack, Scope, Skill } from "../catalog/index.js";
-import { editDistance } from "../edit-distance.js";
 import type { Inspection } from "../inspection/index.js";
 import { isJsonObject } from "../json-rpc/index.js";
 import {
@@ -38,7 +37,7 @@ import {
   workOutAhead,
 } from "../preview/index.js";
 import type { SearchIndex } from "../search/index.js";
-import { quoted, visible } from "../visible.js";
+import { editDistance, quoted, visible } from "../shared/index.js";
 import type { RequestTag, ToolContext } from "./context.js";
 import { type OnePageList, onePageCursor } from "./cursor.js";
 import { notAnObject } from "./format.js";

@@ -13,8 +13,7 @@ import {
   skillPath,
 } from "../catalog/index.js";
 import type { SkillEntry } from "../inspection/index.js";
-import { compareText } from "../sorted.js";
-import { quoted } from "../visible.js";
+import { compareText, quoted } from "../shared/index.js";
 import { firstAfter, listingOf, PAGE_SIZE } from "./cursor.js";
 import { fileAsResource, MAX_READ_BYTES } from "./resource-read.js";
 import { type CarriedSkill, respelledEntry, skillDocumentResource } from "./skill-entries.js";

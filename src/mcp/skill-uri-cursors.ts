@@ -1,4 +1,4 @@
-import { compareText } from "../sorted.js";
+import { compareText } from "../shared/index.js";
 import { decodeCursor, encodeCursor, firstAfter, invalidCursor, type Listing } from "./cursor.js";
 import { inAskedCase, SCHEME } from "./skill-uris.js";
 

@@ -6,7 +6,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import { type ZodRawShape, z } from "zod";
 import { jsonKindOf } from "../json-rpc/index.js";
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 import type { ToolContext } from "./context.js";
 
 /**

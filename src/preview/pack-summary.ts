@@ -1,5 +1,5 @@
 import type { Group, Pack } from "../catalog/index.js";
-import { namedInProse } from "../visible.js";
+import { namedInProse } from "../shared/index.js";
 import type { CutSummary } from "./kept-kinds.js";
 import { bytes, cut, MAX_PREVIEW_BYTES } from "./room.js";
 import type { TermFrequencies } from "./summary.js";

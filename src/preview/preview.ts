@@ -1,6 +1,5 @@
 import type { Pack, Scope, Skill } from "../catalog/index.js";
-import { plural } from "../plural.js";
-import { namedInProse } from "../visible.js";
+import { namedInProse, plural } from "../shared/index.js";
 import { packLines } from "./pack-lines.js";
 import { NOTHING_KNOWN, packSummaryOf, saidIn, summarizePack } from "./pack-summary.js";
 import { bytes, cut, MAX_PREVIEW_BYTES, roomAfter, within } from "./room.js";

@@ -1,5 +1,5 @@
 import type { Pack, Skill } from "../catalog/index.js";
-import { namedInProse } from "../visible.js";
+import { namedInProse } from "../shared/index.js";
 import type { SkillNames } from "./kept-kinds.js";
 import { bytes } from "./room.js";
 import type { TermFrequencies } from "./summary.js";

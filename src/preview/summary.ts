@@ -1,8 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { Group, Pack, Skill } from "../catalog/index.js";
 import { MalformedPart } from "../saved/index.js";
-import { compareText } from "../sorted.js";
-import { namedInProse } from "../visible.js";
+import { compareText, namedInProse } from "../shared/index.js";
 import { type KeptFor, KeptParts } from "./kept.js";
 import type { NameWords } from "./kept-kinds.js";
 import { NO_TERM, type StemNumbering, type Tally, Tallying, type TermId, unitKey } from "./tally.js";

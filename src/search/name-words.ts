@@ -1,5 +1,5 @@
 import type { Skill } from "../catalog/index.js";
-import { firstPast } from "../sorted.js";
+import { firstPast } from "../shared/index.js";
 
 /** Name words as {@link NameWords} reads them: runs of letters a to z of a lowercased name. */
 const LETTER_RUNS = /[a-z]+/g;

@@ -1,6 +1,6 @@
 import type { Skill } from "../catalog/index.js";
-import { editDistance } from "../edit-distance.js";
 import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
+import { editDistance } from "../shared/index.js";
 import { allBelow, isStarts } from "./arrays.js";
 import { KeyTable } from "./keys.js";
 

@@ -6,7 +6,7 @@ import {
   loadConfig,
   type SettingFiles,
 } from "../config/index.js";
-import { examplesDir } from "../package.js";
+import { examplesDir } from "../shared/index.js";
 
 /** The settings' files as this machine has them: where the config's reads of the disk are done. */
 export const DISK_FILES: SettingFiles = {

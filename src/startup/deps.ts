@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { type Scope, SelectorError } from "../catalog/index.js";
 import type { Config } from "../config/index.js";
 import { buildMcpDeps, type McpDeps, type ServerInfo } from "../mcp/index.js";
-import { PACKAGE_NAME, packageVersion } from "../package.js";
+import { PACKAGE_NAME, packageVersion } from "../shared/index.js";
 import type { Prepared } from "./prepare.js";
 
 /** What the server calls itself: the package's name and version. */

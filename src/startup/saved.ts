@@ -21,7 +21,7 @@ import {
   writeSavedIndexFile,
 } from "../saved/index.js";
 import { indexFromPart, indexToPart, type LoadedIndex, type SearchIndex } from "../search/index.js";
-import { errorMessage, problemInWords, type SystemProblems } from "../system-errors.js";
+import { errorMessage, problemInWords, type SystemProblems } from "../shared/index.js";
 
 /**
  * The parts of the saved index, each written and read by its owner: what each SKILL.md says (the catalog,

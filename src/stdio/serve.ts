@@ -21,8 +21,7 @@ import {
   textProblemMessage,
 } from "../json-rpc/index.js";
 import { fileBytesOf, MAX_READ_BYTES, type McpDeps, servedMethods, serverFactoryFor } from "../mcp/index.js";
-import { isSaidSparingly } from "../sparingly.js";
-import { excerpt, visible } from "../visible.js";
+import { excerpt, isSaidSparingly, visible } from "../shared/index.js";
 import { BudgetedTransport } from "./budgeted-transport.js";
 import { EnvelopeCheck } from "./envelope-check.js";
 import { InputLines, type NotJsonWhy } from "./input-lines.js";

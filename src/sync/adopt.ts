@@ -9,8 +9,7 @@ import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skill
 import { isUnsafe } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
 import { digestOf, foldedName, nameRuleViolation, SKILL_DOCUMENT } from "../catalog/index.js";
-import { portableNameProblem } from "../file-names.js";
-import { systemProblem } from "../system-errors.js";
+import { portableNameProblem, systemProblem } from "../shared/index.js";
 import { forEachLimited } from "./at-once.js";
 import { auditDownload } from "./audit.js";
 import { holdsExactly, MAX_COPY_BYTES, readFolderState, readIfSame } from "./folder.js";

@@ -5,8 +5,7 @@ import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skill
 import { isUnsafe } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
 import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
-import { plural } from "../plural.js";
-import { errorMessage } from "../system-errors.js";
+import { errorMessage, plural } from "../shared/index.js";
 import { changedSinceAdopted } from "./adopt.js";
 import { forEachInOrder } from "./at-once.js";
 import { auditDownload, describeFinding } from "./audit.js";

@@ -7,10 +7,11 @@ import {
   noKey,
   notOneOf,
   notWholeNumber,
+  quoted,
   unreadableFile,
+  visible,
   wholeNumberIn,
-} from "../command-line.js";
-import { quoted, visible } from "../visible.js";
+} from "../shared/index.js";
 import type { SyncCounts } from "./apply.js";
 import { CLIENT_FOLDERS, clientFolder, isClientName } from "./clients.js";
 import type { ServerAddress } from "./connection.js";

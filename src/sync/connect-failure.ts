@@ -1,5 +1,5 @@
 import { ProtocolError, UnauthorizedError } from "@modelcontextprotocol/client";
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 import { type EnvProxy, proxyFor, RefusedAnswerError, type ServerAddress } from "./connection.js";
 import { answeredStatus, describeError } from "./describe-error.js";
 import { SyncError } from "./options.js";

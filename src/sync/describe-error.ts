@@ -1,4 +1,4 @@
-import { quoted } from "../visible.js";
+import { quoted } from "../shared/index.js";
 
 /**
  * An error's message and its causes' (fetch keeps ECONNREFUSED in a cause, and the SDK its own causes in

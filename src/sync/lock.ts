@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { nameRuleViolation } from "../catalog/index.js";
-import { compareText } from "../sorted.js";
-import { errorMessage } from "../system-errors.js";
+import { compareText, errorMessage } from "../shared/index.js";
 import { pathShapeProblem } from "./paths.js";
 
 /** In the target folder: what sync installed there, from which server. A file, so no client takes it for a skill. */

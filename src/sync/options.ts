@@ -1,4 +1,4 @@
-import { packageVersion } from "../package.js";
+import { packageVersion } from "../shared/index.js";
 import type { Era, ServerAddress } from "./connection.js";
 import type { LockSource } from "./lock.js";
 import type { Progress } from "./progress.js";

@@ -5,7 +5,7 @@
 
 import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
-import { decodeUtf8 } from "../utf8.js";
+import { decodeUtf8 } from "../shared/index.js";
 import { citedPaths } from "./citations.js";
 import type { PackFileRecord } from "./lock.js";
 import { clashingPaths, relativePathProblem } from "./paths.js";

@@ -5,7 +5,7 @@
  * can climb out, reach a device or a `.git`, or mean two files at once, and each shows all it holds.
  */
 import { foldedName } from "../catalog/index.js";
-import { nameShapeProblem, portableNameProblem } from "../file-names.js";
+import { nameShapeProblem, portableNameProblem } from "../shared/index.js";
 
 /** Deeper paths than this are refused: no real skill needs them, and each level is a folder to make. */
 const MAX_DEPTH = 16;

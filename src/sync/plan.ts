@@ -1,8 +1,6 @@
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf, nameRuleViolation } from "../catalog/index.js";
-import { portableNameProblem } from "../file-names.js";
-import { compareText } from "../sorted.js";
-import { visible } from "../visible.js";
+import { compareText, portableNameProblem, visible } from "../shared/index.js";
 import type { NoAnswer } from "./connect-failure.js";
 import { entryProblem } from "./listed-files.js";
 import type { InstalledSkill, RefusedSkill } from "./lock.js";

@@ -1,4 +1,4 @@
-import { visible } from "../visible.js";
+import { visible } from "../shared/index.js";
 
 /** Where a sync says how it goes: on stderr, so that stdout holds only what was asked for (the plan). */
 export interface Progress {

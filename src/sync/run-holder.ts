@@ -4,7 +4,7 @@
  */
 import { readFileSync, readlinkSync, statSync } from "node:fs";
 import { hostname } from "node:os";
-import { isRunning, statOf } from "../process-state.js";
+import { isRunning, statOf } from "../shared/index.js";
 
 /**
  * Who holds a run lock. `pid` and `startedAt` are all an older sync's lock holds. The rest tells one

@@ -8,8 +8,7 @@ import { readFileSync, rmSync, utimesSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
-import { makeFolder, removeEmptyFolders } from "../make-folder.js";
-import { endBySignal, RUN_STOP_SIGNALS } from "../stop-signals.js";
+import { endBySignal, makeFolder, RUN_STOP_SIGNALS, removeEmptyFolders } from "../shared/index.js";
 import { createWith, createWithSync } from "./create-whole.js";
 import {
   type Holder,

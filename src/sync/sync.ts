@@ -1,10 +1,14 @@
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { isDeepStrictEqual } from "node:util";
-import { notAFolderOnPath, removeEmptyFolders } from "../make-folder.js";
-import { packageVersion } from "../package.js";
-import { plural } from "../plural.js";
-import { problemInWords, type SystemProblems } from "../system-errors.js";
+import {
+  notAFolderOnPath,
+  packageVersion,
+  plural,
+  problemInWords,
+  removeEmptyFolders,
+  type SystemProblems,
+} from "../shared/index.js";
 import { apply, countDone, lockChangeAlone, type RunHold, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure, proxyOfFailure } from "./connect-failure.js";
 import { type Connection, connect, listWithin, MAX_LISTING_BYTES } from "./connection.js";

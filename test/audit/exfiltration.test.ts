@@ -5,7 +5,7 @@ import { exfiltrationHits } from "../../src/audit/exfiltration-search.js";
 import { wordsAfter } from "../../src/audit/injection.js";
 import { details } from "../../src/audit/text-around.js";
 import { wordsBefore } from "../../src/audit/upload-sentences.js";
-import { quoted } from "../../src/visible.js";
+import { quoted } from "../../src/shared/index.js";
 
 /**
  * secret-file, data-upload, prompt-injection and destructive-command each searched the whole text with an

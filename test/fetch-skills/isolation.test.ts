@@ -31,41 +31,46 @@ async function skillsStageCopies(): Promise<{ sources: string[]; destination: st
   });
 }
 
-/** The files of src/ the image's skills stage copies (`COPY src/a.ts src/b.ts ./src/`), as `src/a.ts`. */
+/** The folders of src/ the image's skills stage copies (`COPY src/shared ./src/shared`), as `src/shared`. */
 async function copiedForTheFetcher(): Promise<string[]> {
   return (await skillsStageCopies())
-    .filter(({ destination }) => destination === "./src/")
+    .filter(({ destination }) => destination.startsWith("./src/"))
     .flatMap(({ sources }) => sources);
 }
 
+/** The modules of src/shared/, the one folder of src/ the fetcher may import. */
+async function sharedModules(): Promise<string[]> {
+  return (await readdir(path.join(ROOT, "src/shared"))).filter((file) => file.endsWith(".ts")).sort();
+}
+
 describe("the fetcher stands alone", () => {
-  // The image's skills stage copies only package.json, the lockfile, tsconfig.json, this folder, and the
-  // files of src/ that it names.
-  it("imports only node built-ins, smol-toml, simple-git, its own files and files of src/ the image copies", async () => {
+  // The image's skills stage copies only package.json, the lockfile, tsconfig.json, this folder, and
+  // src/shared/, the one folder of src/ it imports.
+  it("imports only node built-ins, smol-toml, simple-git, its own files and src/shared/, which the image copies", async () => {
     const imports = await importsUnder("scripts/fetch-skills");
     expect(imports.length).toBeGreaterThan(10);
-    const copied = await copiedForTheFetcher();
-    const fromSrc = (specifier: string) => /^\.\.\/\.\.\/src\/[\w-]+\.js$/.test(specifier);
+    expect(await copiedForTheFetcher()).toEqual(["src/shared"]);
+    const shared = "../../src/shared/index.js";
     const foreign = imports.filter(
       ({ specifier }) =>
         !specifier.startsWith("node:") &&
         !["smol-toml", "simple-git"].includes(specifier) &&
         !/^\.\/[\w-]+\.js$/.test(specifier) &&
-        !(fromSrc(specifier) && copied.includes(specifier.replace(/^\.\.\/\.\.\/(.*)\.js$/, "$1.ts"))),
+        specifier !== shared,
     );
     expect(foreign).toEqual([]);
-    expect(imports.filter(({ specifier }) => fromSrc(specifier)).length).toBeGreaterThan(0);
+    expect(imports.filter(({ specifier }) => specifier === shared).length).toBeGreaterThan(0);
   });
 
-  // The README's Docker section once counted five files where the stage copied nine: it now points at
-  // the Fetch section's list (docs/skill-packs.md), which must be the stage's.
-  it("names in the docs' Fetch section exactly the files of src/ the image copies", async () => {
+  // The README's Docker section once counted five files where the stage copied nine: the Fetch section's
+  // list (docs/skill-packs.md) must name each module of the folder the stage copies.
+  it("names in the docs' Fetch section exactly the modules of src/shared/", async () => {
     const packs = await readFile(path.join(ROOT, "docs", "skill-packs.md"), "utf8");
     const start = packs.indexOf("The fetcher (`scripts/fetch-skills/`) needs only");
     const paragraph = packs.slice(start, packs.indexOf("\n\n", start));
     expect(start).toBeGreaterThan(0);
-    const named = [...paragraph.matchAll(/`(src\/[\w-]+\.ts)`/g)].map((match) => match[1]);
-    expect(named.sort()).toEqual((await copiedForTheFetcher()).sort());
+    const named = [...paragraph.matchAll(/`([\w-]+\.ts)`/g)].map((match) => match[1]);
+    expect(named.sort()).toEqual((await sharedModules()).filter((file) => file !== "index.ts"));
     const docs = (await readdir(path.join(ROOT, "docs"))).filter((name) => name.endsWith(".md"));
     for (const doc of ["README.md", ...docs.map((name) => path.join("docs", name))]) {
       const text = await readFile(path.join(ROOT, doc), "utf8");
@@ -75,19 +80,20 @@ describe("the fetcher stands alone", () => {
   });
 
   // What the stage copies of src/ must run there alone.
-  it("copies files of src/ that import only node built-ins and one another", async () => {
-    const copied = await copiedForTheFetcher();
-    expect(copied.length).toBeGreaterThan(0);
-    for (const file of copied) {
-      const text = await readFile(path.join(ROOT, file), "utf8");
+  it("copies a folder of src/ whose modules import only node built-ins and one another", async () => {
+    const modules = await sharedModules();
+    expect(modules.length).toBeGreaterThan(1);
+    for (const file of modules) {
+      const text = await readFile(path.join(ROOT, "src/shared", file), "utf8");
       const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^;]*?from\s+"([^"]+)"/g)].map(
         (match) => match[1] ?? "",
       );
-      const copiedBeside = (specifier: string) =>
-        /^\.\/[\w-]+\.js$/.test(specifier) && copied.includes(`src/${specifier.slice(2, -3)}.ts`);
-      expect(
-        specifiers.filter((specifier) => !specifier.startsWith("node:") && !copiedBeside(specifier)),
-      ).toEqual([]);
+      const beside = (specifier: string) =>
+        /^\.\/[\w-]+\.js$/.test(specifier) && modules.includes(`${specifier.slice(2, -3)}.ts`);
+      expect({
+        file,
+        foreign: specifiers.filter((specifier) => !specifier.startsWith("node:") && !beside(specifier)),
+      }).toEqual({ file, foreign: [] });
     }
   });
 
@@ -107,7 +113,7 @@ describe("the fetcher stands alone", () => {
     ]);
   });
 
-  // Its usage errors came as Node's parseArgs text, once: the stage then could not import src/command-line.ts.
+  // Its usage errors came as Node's parseArgs text, once: the stage then could not import src/shared/command-line.ts.
   it("runs from what the skills stage copies, and words a wrong command line as the other commands do", async () => {
     const stage = await mkdtemp(path.join(tmpdir(), "skills-stage-"));
     try {
@@ -131,7 +137,7 @@ describe("the fetcher stands alone", () => {
       );
       const help = await runScript(fetcher, ["--help"], stage);
       expect(help.code).toBe(0);
-      // What a user typed comes back escaped, as the audit writes it (src/visible.ts, which the stage copies).
+      // What a user typed comes back escaped, as the audit writes it (src/shared/visible.ts, which the stage copies).
       const escaped = await runScript(fetcher, ["--bogus\u001b[31m"], stage);
       expect(escaped.code).toBe(2);
       expect(escaped.stderr).toMatch(/^fetch-skills: unknown option "--bogus\{U\+001B\}\[31m"; valid: /);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManifestError } from "../../scripts/fetch-skills/errors.js";
 import { parseManifest } from "../../scripts/fetch-skills/manifest.js";
-import { visible } from "../../src/visible.js";
+import { visible } from "../../src/shared/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeUpstream, runFetcher, writeManifest } from "./helpers.js";
 

@@ -10,7 +10,7 @@ import type { FileChange } from "../../scripts/repin-review/file-change.js";
 import { naturalOrder, type ReviewContent, renderReview } from "../../scripts/repin-review/render.js";
 import type { ServedFile } from "../../scripts/repin-review/served.js";
 import type { Skill } from "../../src/catalog/index.js";
-import { shellWord } from "../../src/visible.js";
+import { shellWord } from "../../src/shared/index.js";
 
 const FROM = "a".repeat(40);
 const TO = "b".repeat(40);

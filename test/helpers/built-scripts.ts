@@ -29,7 +29,7 @@ export type BuiltScript = (typeof BUILT_SCRIPTS)[number] | (typeof BUILT_SCRIPTS
 
 /**
  * Where they are built: inside the project, so that the code finding the package's root from its own file
- * (src/package.ts) finds this one's; under node_modules, so that neither git, npm's package nor Biome sees it.
+ * (src/shared/package.ts) finds this one's; under node_modules, so that neither git, npm's package nor Biome sees it.
  */
 export const BUILT_SCRIPTS_DIR = fileURLToPath(
   new URL("../../node_modules/.cache/skills-mcp/scripts", import.meta.url),
@@ -90,7 +90,7 @@ export function builtBench(file: string): string {
  * another user), bundled as the benches are: under tsx such a process compiled them and their imports anew.
  */
 export const BUILT_MODULES = [
-  "src/stop-signals.ts",
+  "src/shared/stop-signals.ts",
   "src/sync/staging.ts",
   "src/sync/run-lock.ts",
   "scripts/fetch-skills/copy.ts",

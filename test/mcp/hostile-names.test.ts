@@ -38,9 +38,9 @@ let client: Client;
 beforeAll(async () => {
   const entries: Record<string, string> = {
     [`skills/${PACK}/shared/policy.md`]: "a pack file\n",
-    [`skills/plain/ok/SKILL.md`]: frontmatter("ok", "An ordinary skill."),
+    "skills/plain/ok/SKILL.md": frontmatter("ok", "An ordinary skill."),
     // A copy of QUOTE's name in another pack: read bare, it is ambiguous, and each is named pack/name.
-    [`skills/plain/copy/SKILL.md`]: frontmatter(QUOTE, "Another skill of that name."),
+    "skills/plain/copy/SKILL.md": frontmatter(QUOTE, "Another skill of that name."),
     [`skills/plain/${GROUP}/grouped/SKILL.md`]: frontmatter("grouped", "A skill in a group."),
   };
   SKILL_NAMES.forEach((name, index) => {

@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { quoted } from "../../src/visible.js";
+import { quoted } from "../../src/shared/index.js";
 import { BIG_TEXT, makeStandardCatalog, SECRET, type StandardCatalog } from "../helpers/fixtures.js";
 import { call, ERAS, type RunningServer, serveTree, startServer, THE_FOUR_TOOLS } from "../helpers/server.js";
 import { skillMd } from "../helpers/skill-tree.js";

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCatalog, type Pack, type Scope } from "../../src/catalog/index.js";
-import { examplesDir } from "../../src/package.js";
 import {
   MINIMAL_LIST_SKILLS,
   type Preview,
@@ -12,6 +11,7 @@ import {
 } from "../../src/preview/index.js";
 import { MINIMAL_INSTRUCTIONS } from "../../src/preview/preview.js";
 import { MAX_PREVIEW_BYTES } from "../../src/preview/room.js";
+import { examplesDir } from "../../src/shared/index.js";
 import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/skill-tree.js";
 
 const ON: PreviewSettings = { enabled: true, describedPack: () => undefined };

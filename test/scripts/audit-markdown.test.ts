@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { markdownCode, markdownText, tableRow } from "../../scripts/audit-markdown.js";
-import { longestBacktickRun } from "../../src/visible.js";
+import { longestBacktickRun } from "../../src/shared/index.js";
 
 describe("markdownText", () => {
   // Upstream descriptions reach the weekly pull request's body: each of these notified someone, linked

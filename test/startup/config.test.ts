@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { examplesDir } from "../../src/package.js";
+import { examplesDir } from "../../src/shared/index.js";
 import { loadStartupConfig } from "../../src/startup/index.js";
 import { makeTree } from "../helpers/skill-tree.js";
 

@@ -6,7 +6,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_PACK_DESCRIPTION } from "../../src/pack-description.js";
+import { MAX_PACK_DESCRIPTION } from "../../src/shared/index.js";
 import { loadStartupConfig, mcpDepsFor, prepare } from "../../src/startup/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
