@@ -5,7 +5,7 @@
 
 import { setImmediate } from "node:timers/promises";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import type { Finding } from "../../src/audit/index.js";
+import type { AuditFindings, Finding } from "../../src/audit/index.js";
 import type { CaseCollision, CatalogIssue, Pack, Skill } from "../../src/catalog/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
 import { compareText } from "../../src/shared/index.js";
@@ -69,9 +69,7 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
     .filter((pack) => !moved.has(pack.name))
     .concat([...moved].flatMap((name) => before.packs.get(name) ?? []))
     .sort((a, b) => compareText(a.name, b.name));
-  const elsewhere = after.findings.filter(
-    (found) => found.severity === "high" && !moved.has(packOf(found.path)),
-  );
+  const elsewhere = highFindingsOutside(after.findings, moved);
   const markdown = renderReview(
     {
       reviews,
@@ -205,21 +203,7 @@ async function reviewSource(
   const old = source.missing === undefined ? (before.sides.get(source.name) ?? EMPTY_SIDE) : EMPTY_SIDE;
   const now = after.sides.get(source.name) ?? EMPTY_SIDE;
   const changes = await comparePacks(old, now, between);
-  const inPack = (found: Finding) => packOf(found.path) === source.name;
-  const findings: ReviewedFinding[] = markNew(
-    before.findings
-      .filter(inPack)
-      .map(movedWith(source.name, changes.renamed, [...changes.skillFiles, ...changes.packFiles])),
-    after.findings.filter(inPack),
-  )
-    .map(newToSkill(source.name, [...changes.skillFiles, ...changes.packFiles]))
-    .filter(
-      (found) =>
-        changes.changedPaths.has(found.path.slice(source.name.length + 1)) ||
-        found.severity === "high" ||
-        // New in a file whose bytes did not change: its mode made it executable, or it is a symlink now.
-        found.new,
-    );
+  const findings = reviewedFindings(source.name, before.findings, after.findings, changes);
   findings.push(...[...changes.skillFiles, ...changes.packFiles].flatMap(unauditedFinding(source.name)));
   const notable = notableByFindings(source.name, findings);
   return {
@@ -235,6 +219,57 @@ async function reviewSource(
     unsafe: now.skills.filter((skill) => after.unsafe.has(skill)).map((skill) => skill.id),
     ...servedChanges(old, now, changes.renamed, before.unsafe, after.unsafe),
   };
+}
+
+/**
+ * The findings of the new commit in `pack` that the review shows, each marked new or not: those in what
+ * the bump adds or changes, the high ones, and those new in a file whose bytes did not change. Compared a
+ * path at a time, each path's findings made only then (see AuditFindings): the old findings of a path are
+ * those of the paths its file had before (see movedWith), and no other path's can match them.
+ */
+function reviewedFindings(
+  pack: string,
+  before: AuditFindings,
+  after: AuditFindings,
+  changes: PackChanges,
+): ReviewedFinding[] {
+  const files = [...changes.skillFiles, ...changes.packFiles];
+  const movedTo = movedWith(pack, changes.renamed, files);
+  const oldPaths = new Map<string, string[]>();
+  for (const where of before.paths()) {
+    if (packOf(where) !== pack) continue;
+    const now = movedTo(where);
+    const paths = oldPaths.get(now);
+    if (paths === undefined) oldPaths.set(now, [where]);
+    else paths.push(where);
+  }
+  const newTo = newToSkill(pack, files);
+  const shown: ReviewedFinding[] = [];
+  for (const where of after.paths()) {
+    if (packOf(where) !== pack) continue;
+    const old = (oldPaths.get(where) ?? []).flatMap((was) => before.of(was));
+    for (const found of markNew(old, after.of(where))) {
+      const reviewed = newTo(found);
+      // New in a file whose bytes did not change: its mode made it executable, or it is a symlink now.
+      if (
+        changes.changedPaths.has(where.slice(pack.length + 1)) ||
+        reviewed.severity === "high" ||
+        reviewed.new
+      )
+        shown.push(reviewed);
+    }
+  }
+  return shown;
+}
+
+/** The high findings of the packs the bump does not move, in order. */
+function highFindingsOutside(findings: AuditFindings, moved: ReadonlySet<string>): Finding[] {
+  const high: Finding[] = [];
+  for (const where of findings.paths()) {
+    if (moved.has(packOf(where))) continue;
+    for (const found of findings.of(where)) if (found.severity === "high") high.push(found);
+  }
+  return high;
 }
 
 /**
@@ -283,7 +318,7 @@ function notableByFindings(
 }
 
 /**
- * An old finding at the path its file has after the bump, when the file was renamed as it was or its skill
+ * The path an old finding's file has after the bump, when the file was renamed as it was or its skill
  * moved to another folder: a file or skill moved as it was brings nothing new, and its old findings vouch
  * for the same ones at its new path.
  */
@@ -291,7 +326,7 @@ function movedWith(
   pack: string,
   renamed: readonly SkillPair[],
   files: readonly FileChange[],
-): (found: Finding) => Finding {
+): (where: string) => string {
   const renamedFiles = new Map<string, string>(
     files.flatMap((file) =>
       file.kind === "renamed" && file.movedFrom !== undefined
@@ -304,13 +339,11 @@ function movedWith(
     .map(({ before, after }) => ({ from: `${pack}/${before.folder}/`, to: `${pack}/${after.folder}/` }))
     // The deepest first: a skill's folder may hold another skill's.
     .sort((a, b) => b.from.length - a.from.length);
-  return (found) => {
-    const file = renamedFiles.get(found.path);
-    if (file !== undefined) return { ...found, path: file };
-    const folder = folders.find(({ from }) => found.path.startsWith(from));
-    return folder === undefined
-      ? found
-      : { ...found, path: folder.to + found.path.slice(folder.from.length) };
+  return (where) => {
+    const file = renamedFiles.get(where);
+    if (file !== undefined) return file;
+    const folder = folders.find(({ from }) => where.startsWith(from));
+    return folder === undefined ? where : folder.to + where.slice(folder.from.length);
   };
 }
 
@@ -334,12 +367,13 @@ function newToSkill(pack: string, files: readonly FileChange[]): (found: Reviewe
 }
 
 /**
- * Each finding of the new commit, new unless the old one had a finding of the same rule, file and detail
- * left to match it: one old finding vouches for one, not for every later one that reads the same (a second
- * word split by the same invisible character). Those on the same line are matched first.
+ * Each finding of the new commit in one file, new unless the old commit had a finding of the same rule and
+ * detail in that file (at its path then) left to match it: one old finding vouches for one, not for every
+ * later one that reads the same (a second word split by the same invisible character). Those on the same
+ * line are matched first.
  */
 function markNew(old: readonly Finding[], now: readonly Finding[]): ReviewedFinding[] {
-  const kind = (found: Finding) => `${found.rule}\n${found.path}\n${found.detail}`;
+  const kind = (found: Finding) => `${found.rule}\n${found.detail}`;
   const at = (found: Finding) => `${kind(found)}\n${found.line}`;
   const left = countBy(old, kind);
   const leftAt = countBy(old, at);

@@ -27,6 +27,12 @@ const WEB_ELEMENT = /<(?:url|iconReference)>\s*https?:\/\//i;
 /** An INI key naming an icon, which Explorer fetches to draw the file or the folder. */
 const ICON_KEY = /^\s*icon/i;
 
+/** What the rule reads of a file's name: whether Explorer reads it, and as an INI file. */
+export function explorerKind(path: string): "ini" | "other" | "none" {
+  if (!EXPLORER_FILE.test(path)) return "none";
+  return INI_FILE.test(path) ? "ini" : "other";
+}
+
 /**
  * The finding of `path`, one of the files Explorer reads, when it names a remote location: in an INI file
  * (`desktop.ini`, `.scf`, `.url`) a share in any key's value, or a web address as an icon (a `.url`'s
@@ -36,9 +42,10 @@ const ICON_KEY = /^\s*icon/i;
  * file, at its first such line; linear in the file.
  */
 export function explorerFileFindings(path: string, bytes: Uint8Array): Finding[] {
-  if (!EXPLORER_FILE.test(path)) return [];
+  const kind = explorerKind(path);
+  if (kind === "none") return [];
   const text = Buffer.from(bytes).toString("latin1").replaceAll("\0", "");
-  const remote = INI_FILE.test(path) ? remoteIniLine(text) : remoteAnywhere(text);
+  const remote = kind === "ini" ? remoteIniLine(text) : remoteAnywhere(text);
   if (remote === undefined) return [];
   const detail =
     `a file Windows Explorer reads when it shows the folder names a remote location, ${quoted(remote.value, 80)}: ` +

@@ -9,7 +9,7 @@ import {
 import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
 import { EXFILTRATION_RULES, exfiltrationHits } from "./exfiltration-search.js";
-import { explorerFileFindings } from "./explorer-files.js";
+import { explorerFileFindings, explorerKind } from "./explorer-files.js";
 import { hiddenMarkupHits } from "./hidden.js";
 import { htmlCommentHits } from "./html-comments.js";
 import { deceptiveLinkHits } from "./links.js";
@@ -87,6 +87,15 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
     }
   }
   return findings;
+}
+
+/**
+ * All that a file's path decides of its audit besides the path its findings name: two files of the same
+ * bytes and mode whose names read the same here have the same findings, each named for its own path.
+ * A rule that reads more of the name must say so here.
+ */
+export function nameReading(path: string): string {
+  return `${MARKDOWN.test(path) ? "markdown" : "text"} ${SCRIPT_NAME.test(path) ? "script" : "other"} ${explorerKind(path)}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { type CatalogIssue, SKILL_DOCUMENT, type Skill, type Source } from "../catalog/index.js";
 import { compareText } from "../shared/index.js";
-import { auditFile, type FileFacts } from "./file.js";
+import { auditFile, type FileFacts, nameReading } from "./file.js";
 import { auditFolderName, auditSkillMetadata } from "./metadata.js";
 import { compareFindings, type Finding, finding, type Severity } from "./rules.js";
 
@@ -11,6 +11,14 @@ export interface ServedFile {
   readonly path: string;
   readonly pack: string;
 }
+
+/**
+ * Sees the bytes of each served file as it is audited, for a caller that needs them too, and may return
+ * their digest: a path whose bytes (by that digest), mode and name's reading (see nameReading) were audited
+ * already under another path then takes those findings, as a path leading to the same real file does.
+ * Copies of one file (the fetcher copies each symlink's target as a file of its own) are audited once.
+ */
+export type ReadHook = (served: ServedFile, bytes: Uint8Array) => string | undefined;
 
 /**
  * Every finding of a folder audit in its order (path, line, rule), each path's made as they are gone
@@ -29,12 +37,20 @@ export class AuditFindings implements Iterable<Finding> {
   }
 
   *[Symbol.iterator](): Iterator<Finding> {
-    for (const where of this.#paths) {
-      const lists = this.#byPath.get(where) ?? [];
-      // A stable sort of each path's findings, in the order the audit met them: the order of a stable
-      // sort of them all, since no two paths compare equal.
-      yield* lists.flatMap((findings) => namedFor(findings, where)).sort(compareFindings);
-    }
+    for (const where of this.#paths) yield* this.of(where);
+  }
+
+  /** Every path a finding names, in order. */
+  paths(): readonly string[] {
+    return this.#paths;
+  }
+
+  /** The findings of the path `where`, in order, named for it, made anew at each call. */
+  of(where: string): Finding[] {
+    const lists = this.#byPath.get(where) ?? [];
+    // A stable sort of each path's findings, in the order the audit met them: the order of a stable
+    // sort of them all, since no two paths compare equal.
+    return lists.flatMap((findings) => namedFor(findings, where)).sort(compareFindings);
   }
 
   /** How many findings are of `severity`, counted without making them. */
@@ -90,6 +106,8 @@ export class CatalogAudit {
    * one look-up now.
    */
   readonly #sources = new Map<string, readonly Finding[]>();
+  /** The findings of each content audited, by digest, mode and name's reading (see ReadHook). */
+  readonly #contents = new Map<string, readonly Finding[]>();
   /**
    * Each other path leading to an audited real file, with that file's findings as they were made (named for
    * the first path), shared, not copied: a copy of every finding for each path held links × findings (4,000
@@ -101,10 +119,10 @@ export class CatalogAudit {
   /** The findings of each pack's and group's folder name, by `<pack>` or `<pack>/<group>`: listed once. */
   readonly #folderNames = new Map<string, readonly Finding[]>();
   readonly #issues = new Map<string, CatalogIssue>();
-  readonly #onRead: ((served: ServedFile, bytes: Uint8Array) => void) | undefined;
+  readonly #onRead: ReadHook | undefined;
 
-  /** `onRead` sees the bytes of each served file as it is audited, for a caller that needs them too. */
-  constructor(onRead?: (served: ServedFile, bytes: Uint8Array) => void) {
+  /** `onRead` sees the bytes of each served file as it is audited (see ReadHook). */
+  constructor(onRead?: ReadHook) {
     this.#onRead = onRead;
   }
 
@@ -116,13 +134,22 @@ export class CatalogAudit {
   file(served: ServedFile, bytes: Uint8Array, facts: FileFacts, identity?: string): readonly Finding[] {
     const known = identity === undefined ? undefined : this.auditedAs(served, identity);
     if (known !== undefined) return known;
-    let findings = this.#files.get(served.path);
-    if (findings === undefined) {
-      this.#onRead?.(served, bytes);
-      findings = auditFile(served.path, bytes, facts);
-      this.#files.set(served.path, findings);
-      if (identity !== undefined && !this.#sources.has(identity)) this.#sources.set(identity, findings);
+    const own = this.#files.get(served.path) ?? this.#sameFiles.get(served.path);
+    if (own !== undefined) return own;
+    const digest = this.#onRead?.(served, bytes);
+    const content =
+      digest === undefined
+        ? undefined
+        : `${digest}\n${facts.executable === true}\n${nameReading(served.path)}`;
+    const same = content === undefined ? undefined : this.#contents.get(content);
+    if (same !== undefined) {
+      this.#sameFiles.set(served.path, same);
+      return same;
     }
+    const findings = auditFile(served.path, bytes, facts);
+    this.#files.set(served.path, findings);
+    if (identity !== undefined && !this.#sources.has(identity)) this.#sources.set(identity, findings);
+    if (content !== undefined) this.#contents.set(content, findings);
     return findings;
   }
 
@@ -130,7 +157,8 @@ export class CatalogAudit {
    * The findings of `served` when the real file it leads to, `identity`, was audited already, under it or
    * under another path; undefined when it was not, and the file must be read and audited. The findings are
    * named for the path they were made under, which may be another than `served` (see `namedFor`); the
-   * result names them for each path. Never taken when the caller sees each file's bytes (`onRead`).
+   * result names them for each path. Never taken when the caller sees each file's bytes (`onRead`): it
+   * may share findings by content instead (see ReadHook).
    */
   auditedAs(served: ServedFile, identity: string): readonly Finding[] | undefined {
     const own = this.#files.get(served.path) ?? this.#sameFiles.get(served.path);

@@ -1,8 +1,9 @@
 export { auditFile } from "./file.js";
 export {
-  type AuditFindings,
+  AuditFindings,
   CatalogAudit,
   type FolderAudit,
+  type ReadHook,
   type ServedFile,
   servedFileOf,
 } from "./folder.js";

@@ -2,9 +2,9 @@ import {
   CatalogAudit,
   type Finding,
   type FolderAudit,
+  type ReadHook,
   RULES,
   SEVERITIES,
-  type ServedFile,
 } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
 import type { Catalog, Skill } from "../catalog/index.js";
@@ -106,7 +106,7 @@ interface InspectOptions {
    * and executables included, and the symlinks the fetcher skipped. Every file is read now, none taken from
    * `saved`; `onRead` sees each served file's bytes as they are audited.
    */
-  readonly audit?: { readonly onRead?: (served: ServedFile, bytes: Uint8Array) => void };
+  readonly audit?: { readonly onRead?: ReadHook };
 }
 
 /**

@@ -163,6 +163,38 @@ describe("the audit of a catalog", () => {
       ["p/s/other.md", "bidi-control"],
     ]);
   });
+
+  // The repin review sees every file's bytes (onRead), and the fetcher copies each symlink's target as a
+  // file of its own: 4,000 links to a file of 252 findings were each audited, a million findings made.
+  it("audits copies of one content once when the reader names it, telling apart what the name decides", () => {
+    const read: string[] = [];
+    const audit = new CatalogAudit((served, bytes) => {
+      read.push(served.path);
+      return Buffer.from(bytes).toString("hex");
+    });
+    const bytes = Buffer.from("a\u202Eb\n<!-- hidden -->\n");
+    const first = audit.file({ path: "p/s/notes.md", pack: "p" }, bytes, {}, "1:1");
+    const copy = audit.file({ path: "p/s/copy.md", pack: "p" }, Buffer.from(bytes), {}, "1:2");
+    // A name that reads otherwise (not Markdown: no html-comment) or another mode is audited for itself.
+    const text = audit.file({ path: "p/s/notes.txt", pack: "p" }, Buffer.from(bytes), {}, "1:3");
+    const run = audit.file(
+      { path: "p/s/run.md", pack: "p" },
+      Buffer.from(bytes),
+      { executable: true },
+      "1:4",
+    );
+    expect(read).toEqual(["p/s/notes.md", "p/s/copy.md", "p/s/notes.txt", "p/s/run.md"]);
+    expect(copy).toBe(first);
+    expect(first.map((found) => found.rule)).toEqual(["bidi-control", "html-comment"]);
+    expect(text.map((found) => found.rule)).toEqual(["bidi-control"]);
+    expect(run.map((found) => found.rule)).toEqual(["executable-file", "bidi-control", "html-comment"]);
+    const result = audit.result(1, []);
+    expect(result.inOrder.of("p/s/copy.md").map((found) => [found.path, found.rule])).toEqual([
+      ["p/s/copy.md", "bidi-control"],
+      ["p/s/copy.md", "html-comment"],
+    ]);
+    expect(result.inOrder.paths()).toEqual(["p/s/copy.md", "p/s/notes.md", "p/s/notes.txt", "p/s/run.md"]);
+  });
 });
 
 // Only a skill's own `name` was read for look-alike letters: a pack or group folder named `d{U+043E}cs`
