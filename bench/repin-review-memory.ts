@@ -11,13 +11,18 @@
  * whose second commit adds m skills whose SKILL.md holds some 20 KB of distinct lines (what the review
  * keeps the bodies of).
  *
+ * `--links <n>` measures a bump of a skill holding a file of 252 findings (test/helpers/many-findings.ts)
+ * and n symlinks to it: `--bump links` adds the links, `--bump edit` (the default) keeps them and edits the
+ * skill's SKILL.md. The fetcher copies each link as a file of the same bytes, which the review audits.
+ *
  * `--root` runs another checkout's fetcher (through this checkout's tsx): a before and after in one command.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { manyFindings } from "../test/helpers/many-findings.js";
 import { numberAbove0, readCommandLine, wholeNumber } from "./command-line.js";
 import { ROOT } from "./processes.js";
 
@@ -29,7 +34,7 @@ const SKILLS = 8;
 const COMMAND = {
   name: "bench/repin-review-memory",
   usage:
-    "usage: npx tsx bench/repin-review-memory.ts [--files 40] [--mib 4] [--root <checkout>] [--packs 1 --added 0]",
+    "usage: npx tsx bench/repin-review-memory.ts [--files 40] [--mib 4] [--root <checkout>] [--packs 1 --added 0] [--links 0 --bump edit|links]",
 };
 const { values } = readCommandLine(COMMAND, {
   files: { type: "string", default: "40" },
@@ -37,12 +42,18 @@ const { values } = readCommandLine(COMMAND, {
   root: { type: "string", default: ROOT },
   packs: { type: "string", default: "1" },
   added: { type: "string", default: "0" },
+  links: { type: "string", default: "0" },
+  bump: { type: "string", default: "edit" },
 });
 const packs = wholeNumber(COMMAND, "--packs", values.packs);
 const added = wholeNumber(COMMAND, "--added", values.added, 0);
 const files = wholeNumber(COMMAND, "--files", values.files, 0);
 const bytes = numberAbove0(COMMAND, "--mib", values.mib) * 1024 * 1024;
 const root = path.resolve(values.root);
+const links = wholeNumber(COMMAND, "--links", values.links, 0);
+const addsLinks = values.bump === "links";
+/** 21 lines of each of 12 rules: 252 findings, 84 of them high. */
+const HOSTILE = manyFindings(21);
 
 function git(dir: string, ...args: string[]): void {
   execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.com", ...args], {
@@ -66,6 +77,7 @@ function text(file: number, every: number, mark: string): string {
 
 async function commit(repo: string, version: number): Promise<void> {
   if (added > 0) return commitPacks(repo, version);
+  if (links > 0) return commitLinks(repo, version);
   for (let skill = 0; skill < SKILLS; skill++) {
     const folder = path.join(repo, "skills", `big-${skill}`);
     await mkdir(path.join(folder, "references"), { recursive: true });
@@ -97,6 +109,28 @@ async function commitPacks(repo: string, version: number): Promise<void> {
       );
     }
   }
+  git(repo, "add", "--all");
+  git(repo, "commit", "--quiet", "-m", `version ${version}`);
+}
+
+/** A skill holding the file of 252 findings and `links` symlinks to it (from version 2 only with `--bump links`). */
+async function commitLinks(repo: string, version: number): Promise<void> {
+  const folder = path.join(repo, "skills", "linked");
+  await mkdir(path.join(folder, "references"), { recursive: true });
+  await writeFile(
+    path.join(folder, "SKILL.md"),
+    `---\nname: linked\ndescription: Many links to one file, version ${version}.\n---\n# Linked\n`,
+  );
+  await writeFile(path.join(folder, "references", "hostile.md"), HOSTILE);
+  // Made once: the working tree keeps them for the next commit.
+  const linksNow = addsLinks ? version === 2 : version === 1;
+  for (let link = 0; linksNow && link < links; link++) {
+    await symlink("hostile.md", path.join(folder, "references", `link-${link}.md`));
+  }
+  await commitAll(repo, version);
+}
+
+async function commitAll(repo: string, version: number): Promise<void> {
   git(repo, "add", "--all");
   git(repo, "commit", "--quiet", "-m", `version ${version}`);
 }
@@ -148,10 +182,17 @@ try {
     console.log(
       added > 0
         ? `${root}: ${packs} packs adding ${added} SKILL.md files each`
-        : `${root}: ${files} changed files of ${values.mib} MiB`,
+        : links > 0
+          ? `${root}: ${links} links to a file of 252 findings, ${addsLinks ? "added" : "kept, SKILL.md edited"}`
+          : `${root}: ${files} changed files of ${values.mib} MiB`,
     );
     const mib = (kib: string) => `${Math.round(Number(kib) / 1024)} MiB`;
     console.log(`peak resident memory: the fetcher ${mib(own)}, any process of the run ${mib(peak)}`);
+    const seconds = (kind: string) => new RegExp(`${kind} time \\(seconds\\): (\\S+)`).exec(run.stderr)?.[1];
+    const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)/.exec(run.stderr)?.[1];
+    console.log(
+      `wall time ${wall ?? "unknown"}, CPU ${seconds("User")} s user and ${seconds("System")} s system, summary ${summary.length.toLocaleString("en-US")} characters`,
+    );
     for (const line of summary.split("\n")) {
       if (/^- (Skills|SKILL\.md files|Supporting files):/.test(line)) console.log(line);
     }
