@@ -22,6 +22,8 @@ export interface Options {
   readonly out: string;
   readonly updateDocs: boolean;
   readonly compare?: string;
+  /** Whether the throughput part also measures a second copy of this build, to show what two copies differ by. */
+  readonly control: boolean;
   readonly capSeconds: number;
   readonly warmUpSeconds: number;
   /** The real corpus, beside the checkout unless named (a worktree elsewhere names it). */
@@ -48,7 +50,11 @@ export async function main(options: Options): Promise<void> {
       : undefined;
     if (options.parts.has("throughput")) {
       progress(`bench: throughput on ${throughputDir}, ${options.seconds} s per run`);
+      // Which server starts first is drawn for each run: the first started cost more in 5 of 6 runs.
+      const startReversed = Math.random() < 0.5;
       const report = await measureThroughput({
+        startReversed,
+        control: options.control,
         ...(baseline ? { baseline } : {}),
         ...(options.requests ? { requests: options.requests } : {}),
         skillsDir: throughputDir,
@@ -59,6 +65,7 @@ export async function main(options: Options): Promise<void> {
         workDir,
         progress,
       });
+      progress(`bench: servers started in this order: ${report.startOrder?.join(", ")}`);
       results = { ...results, throughput: { ...report, catalog: throughputCatalog } };
     }
 

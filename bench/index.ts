@@ -4,7 +4,7 @@
  *
  *   npm run bench -- [--only throughput,scale,tokens,hostile] [--seconds 3] [--sizes 1000,10000,50000]
  *                    [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
- *                    [--compare <git ref>] [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
+ *                    [--compare <git ref>] [--control] [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
  *                    [--requests tools-list,list-packs,list-skills-pack,list-skills-query,
  *                                list-skills-new-query,read-skill]
  *
@@ -14,6 +14,9 @@
  * run unless asked for) cuts each step at `--cap-seconds`. Each throughput server is loaded for
  * `--warm-up-seconds` before it is measured: Node 24, the image's runtime, needs some 15 to reach its
  * steady cost on a new search every request.
+ *
+ * `--control` also serves a second copy of this build in the throughput runs, measured as a side of its
+ * own, so that the table shows what two copies of one build differ by next to what `--compare` finds.
  *
  * `npm run bench` builds first: the server runs as `node dist/main.js`, as in production.
  */
@@ -37,7 +40,7 @@ const DEFAULT_PARTS: readonly Part[] = ["throughput", "scale", "tokens"];
 
 const USAGE = `usage: npm run bench -- [--only throughput,scale,tokens,hostile] [--seconds 3] [--sizes 1000,10000,50000]
                     [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
-                    [--compare <git ref>] [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
+                    [--compare <git ref>] [--control] [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
                     [--requests <ids, comma list>] [--hostile-kind <text>]
 (docs/performance.md says what each measures)`;
 
@@ -49,6 +52,7 @@ const OPTIONS = {
   out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
   "update-docs": { type: "boolean", default: false },
   compare: { type: "string" },
+  control: { type: "boolean", default: false },
   "cap-seconds": { type: "string", default: "30" },
   "warm-up-seconds": { type: "string", default: "2" },
   corpus: { type: "string", default: CORPUS_DIR },
@@ -70,6 +74,8 @@ function readOptions(argv: readonly string[]): Options | "help" {
   const unknown = parts.filter((part) => !(PARTS as readonly string[]).includes(part));
   if (unknown.length > 0)
     throw new Error(`--only: unknown part ${unknown.join(", ")} (valid: ${PARTS.join(", ")})`);
+  if (values.control && !parts.includes("throughput"))
+    throw new Error("--control measures a second copy in the throughput part only: add throughput to --only");
   // Written once every part has run: a path through a file failed only then, minutes in, in Node's words.
   const throughFile = notAFolderOnPath(path.dirname(path.resolve(values.out)));
   if (throughFile !== undefined) throw new Error(`--out ${values.out}: ${throughFile}; give another --out`);
@@ -80,6 +86,7 @@ function readOptions(argv: readonly string[]): Options | "help" {
     connections: values.connections.split(",").map((count) => positive("connections", count)),
     out: path.resolve(values.out),
     updateDocs: values["update-docs"],
+    control: values.control,
     capSeconds: positive("cap-seconds", values["cap-seconds"]),
     warmUpSeconds: positive("warm-up-seconds", values["warm-up-seconds"]),
     corpus: path.resolve(values.corpus),

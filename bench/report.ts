@@ -6,7 +6,7 @@ import path from "node:path";
 import { type HostileRow, hostileTable } from "./hostile.js";
 import { ROOT } from "./processes.js";
 import type { SavedIndexStart, ScaleRow } from "./scale.js";
-import type { ThroughputReport } from "./throughput.js";
+import type { ThroughputReport, ThroughputRow } from "./throughput.js";
 import type { TokenRow } from "./tokens.js";
 
 export interface Machine {
@@ -100,12 +100,14 @@ function sectionsOf(results: BenchResults): { readonly section: Section; readonl
 
 function throughputTable(report: ThroughputReport & { readonly catalog: string }): string {
   const before = report.baseline;
+  const control = report.rows.some((row) => row.control !== undefined);
   const lines = [
     `### Throughput and latency: ${report.catalog}`,
     "",
     "| era | request | answer | conns | server req/s | ceiling req/s | ratio | p50 ms | p99 ms | ceiling p50 / p99 ms | CPU µs/req server / ceiling | errors / non-2xx |" +
-      (before ? ` ${before} req/s | ${before} ratio | ${before} p50 / p99 ms | ${before} CPU µs/req |` : ""),
-    `|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${before ? "---:|---:|---:|---:|" : ""}`,
+      (before ? ` ${before} req/s | ${before} ratio | ${before} p50 / p99 ms | ${before} CPU µs/req |` : "") +
+      (control ? " control req/s | control ratio | control CPU µs/req |" : ""),
+    `|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${before ? "---:|---:|---:|---:|" : ""}${control ? "---:|---:|---:|" : ""}`,
   ];
   for (const row of report.rows) {
     const { server, ceiling, baseline } = row;
@@ -119,19 +121,81 @@ function throughputTable(report: ThroughputReport & { readonly catalog: string }
             `${ms(baseline.p50Ms)} / ${ms(baseline.p99Ms)} | ${micros(baseline)} |`
           : before
             ? " – | – | – | – |"
+            : "") +
+        (row.control
+          ? ` ${whole(row.control.requestsPerSecond)} | ${percent(row.control.ratio)} | ${micros(row.control)} |`
+          : control
+            ? " – | – | – |"
             : ""),
     );
   }
   const memory = report.serverResidentBytes;
+  const sides = ["ceiling", ...(before ? [before] : []), ...(control ? ["control"] : []), "server"];
   lines.push(
     "",
-    "Ratio: server req/s over ceiling req/s, each row taken in three turns of ceiling then server. " +
+    `Ratio: server req/s over ceiling req/s, each row taken in three turns, in the order ${sides.join(", ")} in the run's even turns ` +
+      "and the reverse in its odd ones. " +
       "CPU µs/req: the answering process's CPU time (all threads) over its requests. Every request has a " +
-      "new id. A build compared against (`--compare`) is measured in the 2025 era only when it does not speak 2026-07-28.",
+      "new id. A build compared against (`--compare`) is measured in the 2025 era only when it does not speak 2026-07-28." +
+      (control
+        ? " Control (`--control`): a second copy of this build, another process measured in the same turns."
+        : ""),
+    ...spreadLines(report.rows, before),
     "",
-    `Server resident memory: ${mib(memory.afterStart)} MiB after start, ${mib(memory.afterLoad)} MiB after the load.`,
+    `Server resident memory: ${mib(memory.afterStart)} MiB after start, ${mib(memory.afterLoad)} MiB after the load.` +
+      (report.startOrder ? ` Servers started in this order: ${report.startOrder.join(", ")}.` : ""),
   );
   return lines.join("\n");
+}
+
+/**
+ * What the control and the build compared against cost in CPU µs/req over this build, across the rows:
+ * the control's range is what two copies of one build differ by in this run, the noise a comparison's
+ * difference must stand clear of.
+ */
+function spreadLines(rows: readonly ThroughputRow[], before: string | undefined): string[] {
+  const control = cpuSpread(rows, (row) => row.control);
+  if (control === undefined) return [];
+  const compared = before === undefined ? undefined : cpuSpread(rows, (row) => row.baseline);
+  return [
+    "",
+    `CPU µs/req over this build's, row by row: the control ${describeSpread(control)}` +
+      (compared && before ? `; ${before} ${describeSpread(compared)}` : "") +
+      ". A difference within the control's range is one two copies of the same build show.",
+  ];
+}
+
+export interface Spread {
+  readonly least: number;
+  readonly median: number;
+  readonly most: number;
+}
+
+/** Each row's CPU µs/req of `other` over this build's, less one (0.05: 5% dearer); none when not measured. */
+export function cpuSpread(
+  rows: readonly ThroughputRow[],
+  other: (row: ThroughputRow) => { readonly cpuMicrosPerRequest?: number } | undefined,
+): Spread | undefined {
+  const differences = rows
+    .flatMap((row) => {
+      const theirs = other(row)?.cpuMicrosPerRequest;
+      const ours = row.server.cpuMicrosPerRequest;
+      return theirs === undefined || ours === undefined || ours <= 0 ? [] : [theirs / ours - 1];
+    })
+    .sort((a, b) => a - b);
+  const least = differences[0];
+  const most = differences.at(-1);
+  if (least === undefined || most === undefined) return undefined;
+  const middle = differences.length / 2;
+  const median =
+    differences.length % 2 === 1
+      ? (differences[Math.floor(middle)] ?? least)
+      : ((differences[middle - 1] ?? least) + (differences[middle] ?? most)) / 2;
+  return { least, median, most };
+}
+
+function describeSpread({ least, median, most }: Spread): string {
+  return `${signedPercent(least)} to ${signedPercent(most)} (median ${signedPercent(median)})`;
 }
 
 function scaleTable(rows: readonly ScaleRow[]): string {
@@ -262,5 +326,9 @@ const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 10
 const micros = (result: { cpuMicrosPerRequest?: number }) =>
   result.cpuMicrosPerRequest === undefined ? "–" : Math.round(result.cpuMicrosPerRequest).toString();
 const percent = (value: number) => `${Math.round(value * 100)}%`;
+const signedPercent = (value: number) => {
+  const rounded = Math.round(value * 100);
+  return `${rounded < 0 ? "−" : "+"}${Math.abs(rounded)}%`;
+};
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 const kib = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);

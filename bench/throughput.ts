@@ -90,6 +90,8 @@ export interface ThroughputRow {
   readonly ratio: number;
   /** The build of another commit under the same load, in the same turns (`--compare`). */
   readonly baseline?: LoadResult & { readonly ratio: number };
+  /** A second copy of this build under the same load, in the same turns (`--control`). */
+  readonly control?: LoadResult & { readonly ratio: number };
 }
 
 interface ThroughputOptions {
@@ -103,6 +105,10 @@ interface ThroughputOptions {
   readonly progress: (line: string) => void;
   /** Another build to measure in the same turns: its entry point and a name for it. */
   readonly baseline?: { readonly entry: string; readonly name: string };
+  /** Whether to start a second copy of this build and measure it as a side of its own. */
+  readonly control?: boolean;
+  /** Whether the servers start in the reverse of this build, control, baseline. */
+  readonly startReversed: boolean;
   /** Only the requests whose ids start with one of these (`list-skills-new-query`, `read-skill`...). */
   readonly requests?: readonly string[];
 }
@@ -110,6 +116,8 @@ interface ThroughputOptions {
 export interface ThroughputReport {
   readonly skillsDir: string;
   readonly baseline?: string;
+  /** The servers in the order they started: `server`, `control`, or the compared build's commit. */
+  readonly startOrder?: readonly string[];
   readonly rows: readonly ThroughputRow[];
   readonly serverResidentBytes: { readonly afterStart: number; readonly afterLoad: number };
 }
@@ -119,22 +127,27 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     (scenario) => options.requests?.some((id) => scenario.id.startsWith(`${id}-`)) ?? true,
   );
   if (scenarios.length === 0) throw new Error(`--requests: no request is ${options.requests?.join(", ")}`);
-  const server = await startServer({
-    skillsDir: options.skillsDir,
-    logDir: options.workDir,
-    name: "server-throughput",
-  });
+  const builds = startOrder(buildsOf(options), options.startReversed);
+  const started = new Map<Build, RunningProcess>();
   let ceiling: RunningProcess | undefined;
-  let baseline: RunningProcess | undefined;
-  let older: Scenario[] = [];
   try {
-    if (options.baseline) {
-      baseline = await startServer({
-        skillsDir: options.skillsDir,
-        logDir: options.workDir,
-        name: "server-baseline",
-        entry: options.baseline.entry,
-      });
+    for (const build of builds) {
+      started.set(
+        build,
+        await startServer({
+          skillsDir: options.skillsDir,
+          logDir: options.workDir,
+          name: `server-${build === "server" ? "throughput" : build}`,
+          ...(build === "baseline" && options.baseline ? { entry: options.baseline.entry } : {}),
+        }),
+      );
+    }
+    const server = started.get("server");
+    if (server === undefined) throw new Error("this build's server did not start");
+    const baseline = started.get("baseline");
+    const control = started.get("control");
+    let older: Scenario[] = [];
+    if (baseline) {
       // A build older than the 2026-07-28 era is measured in the 2025 era only.
       const eras = (await speaksModernEra(baseline.url)) ? ERAS : ERAS.filter((era) => era === "2025");
       older = scenarios.filter((scenario) => eras.includes(scenario.era));
@@ -151,39 +164,70 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
       ...scenario.request,
       path: ceilingPath(scenario.id),
     });
-    // Both processes answer every request for a while first, so the JIT has settled before timing.
-    const all = scenarios.map((scenario) => scenario.request);
-    await runLoad(server.url, all, 16, options.warmUpSeconds);
-    if (baseline) {
-      const requests = older.map((scenario) => scenario.request);
-      await runLoad(baseline.url, requests, 16, options.warmUpSeconds);
+    // Each side with the request it is asked in place of a scenario's, if it serves that scenario, in the
+    // order of a run's even turns.
+    const sides: MeasuredSide[] = [
+      { side: "ceiling", target: ceiling, ask: (scenario) => onCeiling(scenario) },
+      ...(baseline
+        ? [
+            {
+              side: "baseline" as const,
+              target: baseline,
+              ask: (scenario: Scenario) => (older.includes(scenario) ? scenario.request : undefined),
+            },
+          ]
+        : []),
+      ...(control
+        ? [{ side: "control" as const, target: control, ask: (scenario: Scenario) => scenario.request }]
+        : []),
+      { side: "server", target: server, ask: (scenario) => scenario.request },
+    ];
+    // Every side answers every request it serves for a while first, so the JIT has settled before timing;
+    // the servers in the order they started, the ceiling last.
+    const warmUpOrder = [
+      ...builds.flatMap((build) => sides.find(({ side }) => side === build) ?? []),
+      ...sides.filter(({ side }) => side === "ceiling"),
+    ];
+    for (const { target, ask } of warmUpOrder) {
+      const requests = scenarios.flatMap((scenario) => ask(scenario) ?? []);
+      await runLoad(target.url, requests, 16, options.warmUpSeconds);
     }
-    await runLoad(ceiling.url, scenarios.map(onCeiling), 16, options.warmUpSeconds);
 
     const rows: ThroughputRow[] = [];
     // Each request in one era right after the other, so that the eras of a request compare within a
     // spell of the machine; the rows are reported by era.
     const inTurns = [...scenarios].sort((a, b) => requestOf(a).localeCompare(requestOf(b)));
+    // Counted over the whole run: with an odd number of rounds, a row measures one order once more than
+    // the other, and the next row the other once more.
+    let turn = 0;
     for (const scenario of inTurns) {
       const fixture = fixtures.find((candidate) => candidate.id === scenario.id);
+      const serving = sides.filter(({ ask }) => ask(scenario) !== undefined);
       for (const connections of options.connections) {
-        // Short runs taken in turns, so that a slow spell of this shared machine hits both sides.
-        const bareRuns: LoadRun[] = [];
-        const realRuns: LoadRun[] = [];
-        const baselineRuns: LoadRun[] = [];
+        // Short runs taken in turns, so that a slow spell of this shared machine hits every side.
+        const runs = new Map<Side, LoadRun[]>(serving.map(({ side }) => [side, []]));
         const seconds = options.seconds / options.rounds;
         for (let round = 0; round < options.rounds; round++) {
-          bareRuns.push(await loadRun(ceiling.url, [onCeiling(scenario)], connections, seconds, ceiling));
-          if (baseline && older.includes(scenario)) {
-            baselineRuns.push(
-              await loadRun(baseline.url, [scenario.request], connections, seconds, baseline),
-            );
+          for (const { side, target, ask } of turnOrder(serving, turn)) {
+            const request = ask(scenario);
+            if (request === undefined) continue;
+            runs.get(side)?.push(await loadRun(target.url, [request], connections, seconds, target));
           }
-          realRuns.push(await loadRun(server.url, [scenario.request], connections, seconds, server));
+          turn++;
         }
-        const bare = summarize(bareRuns);
-        const real = summarize(realRuns);
-        const before = baselineRuns.length > 0 ? summarize(baselineRuns) : undefined;
+        const measured = (side: Side): LoadResult | undefined => {
+          const taken = runs.get(side);
+          return taken !== undefined && taken.length > 0 ? summarize(taken) : undefined;
+        };
+        const bare = measured("ceiling");
+        const real = measured("server");
+        if (bare === undefined || real === undefined) throw new Error(`${scenario.label} was not measured`);
+        const againstCeiling = (result: LoadResult) => ({
+          ...result,
+          ratio: result.requestsPerSecond / bare.requestsPerSecond,
+        });
+        const before = measured("baseline");
+        const copy = measured("control");
         const row: ThroughputRow = {
           scenario: scenario.id,
           label: scenario.label,
@@ -193,15 +237,15 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
           server: real,
           ceiling: bare,
           ratio: real.requestsPerSecond / bare.requestsPerSecond,
-          ...(before
-            ? { baseline: { ...before, ratio: before.requestsPerSecond / bare.requestsPerSecond } }
-            : {}),
+          ...(before ? { baseline: againstCeiling(before) } : {}),
+          ...(copy ? { control: againstCeiling(copy) } : {}),
         };
         rows.push(row);
         options.progress(
           `  ${scenario.era} ${scenario.label} x${connections}: ${Math.round(real.requestsPerSecond)} req/s ` +
             `(ceiling ${Math.round(bare.requestsPerSecond)}, ${(row.ratio * 100).toFixed(0)}%), ` +
             `p50 ${real.p50Ms.toFixed(2)} ms, p99 ${real.p99Ms.toFixed(2)} ms` +
+            (row.control ? `; control: ${Math.round(row.control.requestsPerSecond)} req/s` : "") +
             (row.baseline
               ? `; ${options.baseline?.name}: ${Math.round(row.baseline.requestsPerSecond)} req/s (${(row.baseline.ratio * 100).toFixed(0)}%)`
               : ""),
@@ -211,6 +255,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     return {
       skillsDir: options.skillsDir,
       ...(options.baseline ? { baseline: options.baseline.name } : {}),
+      startOrder: builds.map((build) => (build === "baseline" ? (options.baseline?.name ?? build) : build)),
       rows: [...rows].sort(
         (a, b) =>
           scenarios.findIndex((scenario) => scenario.id === a.scenario) -
@@ -220,9 +265,47 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     };
   } finally {
     await ceiling?.stop();
-    await baseline?.stop();
-    await server.stop();
+    for (const running of started.values()) await running.stop();
   }
+}
+
+/** A process measured in each turn: the ceiling, or a build's server. */
+export type Side = "ceiling" | Build;
+
+/** A server the run starts: this build, a second copy of it (`--control`), the build compared against. */
+export type Build = "server" | "control" | "baseline";
+
+interface MeasuredSide {
+  readonly side: Side;
+  readonly target: RunningProcess;
+  /** What this side is asked in place of `scenario`, or nothing when it does not serve it. */
+  readonly ask: (scenario: Scenario) => HttpPost | undefined;
+}
+
+/** The builds a run starts, in the order of a run that is not reversed. */
+function buildsOf(options: ThroughputOptions): Build[] {
+  return [
+    "server",
+    ...(options.control ? ["control" as const] : []),
+    ...(options.baseline ? ["baseline" as const] : []),
+  ];
+}
+
+/**
+ * The order the servers start in: the one started first cost more in 5 of 6 runs, so a run starts them
+ * one way or the other (the bench picks which at random and prints it), never always this build first.
+ */
+export function startOrder(builds: readonly Build[], reversed: boolean): Build[] {
+  return reversed ? [...builds].reverse() : [...builds];
+}
+
+/**
+ * The order the sides are measured in turn `turn` of a run: the even turns in the order given, the odd
+ * ones reversed, so that each side is measured before each other one in every other turn and whatever
+ * going first or last costs (a slow spell, what the side before left in the caches) falls on both alike.
+ */
+export function turnOrder<T>(sides: readonly T[], turn: number): T[] {
+  return turn % 2 === 0 ? [...sides] : [...sides].reverse();
 }
 
 /** The request a scenario asks, whatever its era. */

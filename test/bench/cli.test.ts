@@ -216,6 +216,11 @@ describe("npm run bench", () => {
   it.each<[string[], string]>([
     [["--warm-up-seconds", "0"], 'bench: --warm-up-seconds "0" is not a whole number ≥ 1'],
     [["--only", "speed"], "bench: --only: unknown part speed (valid: throughput, scale, tokens, hostile)"],
+    // A second copy is started in the throughput part alone: elsewhere it would be asked for and not measured.
+    [
+      ["--only", "scale", "--control"],
+      "bench: --control measures a second copy in the throughput part only: add throughput to --only",
+    ],
     // Written once every part had run: minutes in, in Node's words (ENOTDIR).
     [
       ["--out", "/dev/null/latest.json"],
@@ -224,7 +229,7 @@ describe("npm run bench", () => {
     // Node's own text, once: "Unknown option '--bogus'", no valid option named.
     [
       ["--bogus"],
-      "bench: unknown option --bogus; valid: --only, --seconds, --sizes, --connections, --out, --update-docs, --compare, --cap-seconds, --warm-up-seconds, --corpus, --requests, --hostile-kind, --help (-h)",
+      "bench: unknown option --bogus; valid: --only, --seconds, --sizes, --connections, --out, --update-docs, --compare, --control, --cap-seconds, --warm-up-seconds, --corpus, --requests, --hostile-kind, --help (-h)",
     ],
   ])(
     "refuses a mistaken option before it runs anything, with its message alone: %j",
