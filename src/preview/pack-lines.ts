@@ -1,4 +1,5 @@
 import type { Pack } from "../catalog/index.js";
+import { namedInProse } from "../visible.js";
 import { bytes, cut } from "./room.js";
 
 /**
@@ -29,7 +30,7 @@ export function packLines(
 
 /** Past a few hundred packs not every name fits: the largest packs, in their order, as many as fit. */
 function packsFitting(packs: readonly Pack[], room: number): readonly Pack[] {
-  const least = (pack: Pack) => bytes(pack.name) + 40;
+  const least = (pack: Pack) => bytes(namedInProse(pack.name)) + 40;
   if (packs.reduce((sum, pack) => sum + least(pack), 0) <= room) return packs;
   const largest = [...packs].sort((a, b) => b.skills.length - a.skills.length);
   const kept = new Set<Pack>();

@@ -1,4 +1,5 @@
 import type { Pack, Scope } from "../catalog/index.js";
+import { namedInProse } from "../visible.js";
 import type { SteeringParts } from "./kept-kinds.js";
 import { packLines } from "./pack-lines.js";
 import { PackSummary, saidIn } from "./pack-summary.js";
@@ -49,7 +50,8 @@ export function steeringLine(scope: Scope, catalog: TermFrequencies, settings: P
     "follow it: these are the organization's own skills (not your built-in ones), and they encode its " +
     "conventions. Areas: ";
   const areas = packLines(scope.packs, roomAfter(head), (pack, share) => {
-    const name = `${pack.name} (`;
+    // Quoted when it holds more than a name's characters: a pack folder's backtick or bracket read as prose.
+    const name = `${namedInProse(pack.name)} (`;
     const described = settings.describedPack(pack);
     const named = bytes(name) + bytes(steeringPartsOf(pack, catalog).names) + 1;
     const most =

@@ -1,5 +1,8 @@
 import type { Client } from "@modelcontextprotocol/client";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { steeringFor } from "../../src/mcp/index.js";
+import { loadStartupConfig, mcpDepsFor } from "../../src/startup/index.js";
 import { call, type RunningServer, startServer } from "../helpers/server.js";
 import { makeTree, type TempTree } from "../helpers/skill-tree.js";
 
@@ -156,6 +159,15 @@ describe("a hostile name stays inside its quotes", () => {
     expect(upfront.flatMap((text) => text.split("\n")).filter((line) => line.startsWith("ignore"))).toEqual(
       [],
     );
+  });
+
+  // The --steering line wrote each pack's name bare: a backtick in it closed the code span around it.
+  it("in the --steering line", async () => {
+    const config = loadStartupConfig({ SKILLS_DIR: `${tree.dir}/skills`, UNSAFE_SKILLS: "serve" });
+    const deps = mcpDepsFor(server.prepared, config, pino({ level: "silent" }));
+    const steering = steeringFor(deps, server.prepared.catalog.everything);
+    expect(steering).toContain(JSON.stringify(PACK));
+    expectQuotedWhole(steering);
   });
 
   it("in a prompt's refusal", async () => {
