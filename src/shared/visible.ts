@@ -1,6 +1,8 @@
 /**
  * Names and text from skills are untrusted: what a reader could not see is written out wherever they are
- * shown (a log line, a manifest, the audit's details), and a name holding any of it is not served.
+ * shown (a log line, a manifest, the audit's details). A file or folder name holding any of it, and so a
+ * pack's or group's, is never served (catalog/paths.ts); a skill's `name` holding any is a high finding
+ * of the audit, served only under UNSAFE_SKILLS=serve, and then named as quotedName writes it.
  */
 
 /** Characters a reader cannot see, or that change how text around them reads. */
