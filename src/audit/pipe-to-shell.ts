@@ -36,11 +36,40 @@ const RUN_DOWNLOAD =
   /(?:(?:^|[\s;&|(/])(?:ba|z|da|k)?sh\s+<\(|\bsource\s+<\(|(?:^|[;&|(])\s*\.\s+<\(|\b(?:(?:ba|z|da|k)?sh\s+-[a-zA-Z]*c|eval)\s+["']?(?:\$\(|`))\s*(?:curl|wget)\b|\b(?:iex|Invoke-Expression)\b(?=[(\s])\s*(?:\(\s*){0,2}(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
 
 /**
+ * PowerShell's `[scriptblock]::Create(…)` of a download, directly inside its parentheses or one pair
+ * more (`[scriptblock]::Create((irm …))`, `…::Create((New-Object Net.WebClient).DownloadString(…))`),
+ * as iex's forms are read: a block is code waiting to run. Each optional `(` takes the white space after
+ * it, so that a run of spaces is matched one way only.
+ */
+const SCRIPT_BLOCK_DOWNLOAD =
+  /\[(?:System\.Management\.Automation\.)?ScriptBlock\]::Create\s*\(\s*(?:\(\s*)?(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
+
+/**
+ * Such a block run by `&` before it, one `(` at most between: `& ([scriptblock]::Create((irm …)))`. The
+ * second `&` of `&&` calls nothing.
+ */
+const CALLED = new RegExp(`(?<!&)&\\s*(?:\\(\\s*)?${SCRIPT_BLOCK_DOWNLOAD.source}`, "i");
+
+/** A script block run by its method, later on the line: `[scriptblock]::Create(…).Invoke()`. */
+const INVOKED = /\.Invoke(?:ReturnAsIs)?\s*\(/i;
+
+/**
+ * Whether `command` makes a script block of a download and runs it, by `&` before it or by `.Invoke()`
+ * after it. Each search reads the line once: the `.Invoke(` is looked for only after the first making, not
+ * after each, which would read the rest of the line as many times.
+ */
+function scriptBlockRun(command: string): boolean {
+  const made = SCRIPT_BLOCK_DOWNLOAD.exec(command);
+  if (made === null) return false;
+  return CALLED.test(command) || INVOKED.test(command.slice(made.index + made[0].length));
+}
+
+/**
  * A download run as code: piped into a shell or into an interpreter that reads its program from standard
- * input, or run through `<(…)`, `$(…)` or PowerShell's `iex`. Whatever the server at the other end sends
- * on the day runs with the user's rights, and no review of the skill saw it. `curl -o file` and a
- * download piped into `jq`, `tar` or `python -m json.tool` read data and are not flagged. Each command
- * line holding a downloader is read once.
+ * input, or run through `<(…)`, `$(…)`, PowerShell's `iex` or a script block made of it. Whatever the
+ * server at the other end sends on the day runs with the user's rights, and no review of the skill saw it.
+ * `curl -o file` and a download piped into `jq`, `tar` or `python -m json.tool` read data and are not
+ * flagged. Each command line holding a downloader is read once.
  */
 export function pipeToShell(text: string, lines = commandLines(text)): Reader {
   return {
@@ -49,9 +78,10 @@ export function pipeToShell(text: string, lines = commandLines(text)): Reader {
     read(match) {
       const { command, offset, end } = lines(match.index);
       this.next = end;
-      const runner = RUN_DOWNLOAD.test(command)
-        ? "run as code"
-        : (pipedInto(command) ?? substitutedInto(command, true));
+      const runner =
+        RUN_DOWNLOAD.test(command) || scriptBlockRun(command)
+          ? "run as code"
+          : (pipedInto(command) ?? substitutedInto(command, true));
       if (runner === undefined) return undefined;
       return {
         rule: "pipe-to-shell",
