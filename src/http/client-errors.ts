@@ -23,10 +23,12 @@ export function clientErrorHandler(
     // counted as the 413 it no longer reads (see errorHandler in app.ts), not as a request cut short.
     if (error.code === "ECONNRESET" || socket.destroyed) return;
     // Its route has answered it, logged and counted: a second answer would be read as that of the next request.
-    if (draining.has(socket) || (error.code === NOT_CHUNKED_LAST && unframed.answered(socket))) {
+    if (draining.has(socket) || (error.code === NOT_CHUNKED_LAST && unframed.written(socket))) {
       socket.destroy(error);
       return;
     }
+    // Its route answers it, once those sent before it are answered, and Node then closes the connection.
+    if (error.code === NOT_CHUNKED_LAST && unframed.answered(socket)) return;
     const [status, message] = describe(error, requestTimeoutMs);
     // No request was read, so no method, path or forwarded address: the connection's peer is the client.
     logger.info({ status, code: error.code, remoteAddress: socket.remoteAddress }, "request");
@@ -110,24 +112,32 @@ export function endsInChunked(header: string): boolean {
 }
 
 /**
- * The requests whose Transfer-Encoding does not end in chunked, each known by what its connection had
- * written when it came: Node hands such a request to its route, then fails its body, and the route's answer
- * is the one its client reads.
+ * The requests whose Transfer-Encoding does not end in chunked, each known by its response: Node hands such
+ * a request to its route, then fails its body, and the route's answer is the one its client reads, after
+ * those of any requests sent before it on the connection (a raw answer written at once was read as theirs).
  */
 export class UnframedRequests {
-  readonly #writtenBefore = new WeakMap<Socket, number>();
+  readonly #responses = new WeakMap<Socket, ServerResponse>();
 
-  /** Told of every request as it comes, before its route: only one with a Transfer-Encoding is kept. */
-  readonly came = ({ headers, socket }: IncomingMessage): void => {
+  /**
+   * Told of every request as it comes, before its route: only one with a Transfer-Encoding is kept, its
+   * answer saying the connection closes, as Node then closes it: its body has no end to find.
+   */
+  readonly came = ({ headers, socket }: IncomingMessage, response: ServerResponse): void => {
     const codings = headers["transfer-encoding"];
-    if (codings !== undefined && !endsInChunked(codings))
-      this.#writtenBefore.set(socket, socket.bytesWritten);
+    if (codings === undefined || endsInChunked(codings)) return;
+    response.setHeader("connection", "close");
+    this.#responses.set(socket, response);
   };
 
-  /** Whether the route of the last such request on `socket` has written its answer. */
+  /** Whether the last such request on `socket` has been answered by its route, or will be. */
   answered(socket: Socket): boolean {
-    const before = this.#writtenBefore.get(socket);
-    return before !== undefined && socket.bytesWritten > before;
+    return this.#responses.has(socket);
+  }
+
+  /** Whether that answer is written whole: nothing more is to come on `socket`. */
+  written(socket: Socket): boolean {
+    return this.#responses.get(socket)?.writableFinished === true;
   }
 }
 

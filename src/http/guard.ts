@@ -3,6 +3,7 @@ import cors from "@fastify/cors";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { LRUCache } from "lru-cache";
 import { quoted } from "../shared/index.js";
+import { endsInChunked, notChunkedLast } from "./client-errors.js";
 import { JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
 
 /** Headers a browser client may send to `/mcp`, announced in answers to CORS preflights. */
@@ -28,10 +29,19 @@ const WELL_FORMED_HOSTS = 64;
  * URL can be made of: a target that is not a path (`POST http://evil/mcp`: this server is no proxy), a
  * Host header that is not a host and port (`x:99999`, `a b`, `a@b`), or two Host headers, which HTTP
  * refuses (RFC 9112 §3.2). Such a request reached the SDK as a web Request that could not be built: 500.
+ * So is one whose Transfer-Encoding does not end in chunked, on every route, as RFC 9112, section 6.3, asks,
+ * its answer closing the connection (see UnframedRequests): only /mcp refused it, and /health, /metrics or a
+ * 404 answered it as any other request, or, when Node failed its body first, a raw 400 was written ahead of
+ * the answers to requests sent before it on the connection, and read as theirs.
  */
 export function wellFormedRequest() {
   const wellFormed = new LRUCache<string, true>({ max: WELL_FORMED_HOSTS });
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const codings = request.headers["transfer-encoding"];
+    if (codings !== undefined && !endsInChunked(codings)) {
+      sendError(reply.code(400), jsonRpcError(JSON_RPC.invalidRequest, notChunkedLast(codings)));
+      return;
+    }
     const problem = requestLineProblem(request, wellFormed);
     if (problem === undefined) {
       done();

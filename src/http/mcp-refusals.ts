@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest, FastifySchemaValidationError } from 
 import { formatSize, type SelectorError } from "../catalog/index.js";
 import { doubtsTheId, textProblemMessage } from "../json-rpc/index.js";
 import { quoted } from "../shared/index.js";
-import { endsInChunked, notChunkedLast } from "./client-errors.js";
 import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId, sendError } from "./json-rpc.js";
 import {
   batchedHandshakeOf,
@@ -54,16 +53,11 @@ export const NOT_ALLOWED = new Refusal(
  * section 6.1, asks of a coding the server does not understand: Node undoes the chunks and hands on the
  * rest as it is, so a gzip body was told it is not JSON. Closes the connection, whose body is left unread:
  * read to its end, a body of unknown length would be read for nothing. Codings that do not end in chunked
- * are answered 400, as RFC 9112, section 6.3, asks, since the body's length cannot be told: Node hands such
- * a request on before it fails the body, and then told it only that it was no well-formed HTTP.
+ * never get here: wellFormedRequest answers them 400 on every route.
  */
 export function transferCodingRefusal(header: string | undefined): Refusal | undefined {
   // `chunked` alone, the common case of a body without a length, before a split.
   if (header === undefined || header.trim().toLowerCase() === "chunked") return undefined;
-  if (!endsInChunked(header))
-    return new Refusal(400, jsonRpcError(JSON_RPC.invalidRequest, notChunkedLast(header)), {
-      connection: "close",
-    });
   const unknown = header
     .split(",")
     .map((coding) => coding.trim())

@@ -1,5 +1,5 @@
 import type { Pack } from "../catalog/index.js";
-import { namedInProse } from "../visible.js";
+import { namedInProse } from "../shared/index.js";
 import { bytes, cut } from "./room.js";
 
 /**

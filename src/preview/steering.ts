@@ -1,5 +1,5 @@
 import type { Pack, Scope } from "../catalog/index.js";
-import { namedInProse } from "../visible.js";
+import { namedInProse } from "../shared/index.js";
 import type { SteeringParts } from "./kept-kinds.js";
 import { packLines } from "./pack-lines.js";
 import { PackSummary, saidIn } from "./pack-summary.js";

@@ -651,6 +651,27 @@ function rawExchange(url: string, request: string | Buffer): Promise<{ status: n
   });
 }
 
+/** Sends `request` over a raw socket, and resolves with all that comes back before the server closes it. */
+function rawAnswers(url: string, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString("latin1");
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(answer));
+    // Not ended: a client that half-closes is answered only the request in hand. The server closes it.
+    socket.write(Buffer.from(request, "latin1"));
+  });
+}
+
+/** The status lines of the answers in `answer`, in order. */
+function statusLines(answer: string): string[] {
+  // An answer follows the body before it with no line break between.
+  return answer.match(/HTTP\/1\.1 \d{3} [^\r]*(?=\r\n)/g) ?? [];
+}
+
 describe("malformed request lines and Host headers (raw sockets)", () => {
   const batch = JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
   const modern = wireRequest("modern", 1, "tools/list");
@@ -836,6 +857,26 @@ describe("malformed request lines and Host headers (raw sockets)", () => {
         },
       });
       expect(answer.json, head).toMatchObject({ error: { message: expect.stringContaining(said) } });
+    }
+  });
+
+  // Regression: only /mcp refused it; /health and /metrics answered it with a raw 400 written as soon as
+  // Node failed its body, read by a client as the answer to a request it had sent before on the connection,
+  // and a 404 or 405 answered it as any other request, the connection kept alive.
+  it("a transfer coding not ended by chunked, on every route: one 400, after the answers before it", async () => {
+    const unframed = (line: string) =>
+      `${line} HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n${gzipSync(batch).toString("latin1")}`;
+    for (const line of ["GET /health", "GET /metrics", "GET /nope", "POST /health", "GET /mcp"]) {
+      const answer = await rawAnswers(server.url, unframed(line));
+      expect(statusLines(answer), line).toEqual(["HTTP/1.1 400 Bad Request"]);
+      expect(answer, line).toMatch(/\r\nconnection: close\r\n/i);
+      expect(answer, line).toContain('Transfer-Encoding \\"gzip\\" must end in chunked');
+    }
+    const before = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    for (const line of ["GET /metrics", "GET /nope", "POST /mcp"]) {
+      const answer = await rawAnswers(server.url, `${before}${unframed(line)}`);
+      expect(statusLines(answer), line).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 400 Bad Request"]);
+      expect(answer, line).toContain('"status":"ok"');
     }
   });
 
