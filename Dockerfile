@@ -54,9 +54,15 @@ COPY scripts/build.ts ./scripts/
 COPY src ./src
 RUN npm run build
 
+# Debian's tini, the image's PID 1 (see the ENTRYPOINT). Installed here, so that the runtime stage gets its
+# static build alone: no apt lists, no dpkg record, nothing that depends on the runtime's libraries.
+FROM node:24-bookworm-slim AS init
+RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
+
 # The bundled server (its dependencies inside it, their licenses beside it) and the skills: no node_modules,
 # no git, no npm cache.
 FROM node:24-bookworm-slim AS runtime
+COPY --from=init /usr/bin/tini-static /usr/bin/tini
 ENV NODE_ENV=production SKILLS_DIR=/skills PORT=8000 HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /app/package.json ./
@@ -86,7 +92,11 @@ EXPOSE 8000
 # called a server on HOST=::1 or on one address of the host network unhealthy while it served.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --retries=3 \
   CMD ["node", "-e", "const h = (process.env.HOST ?? '').trim(); const host = h === '' || h === '0.0.0.0' ? '127.0.0.1' : h === '::' ? '[::1]' : h.includes(':') ? `[${h}]` : h; fetch(`http://${host}:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# node is PID 1 and handles SIGTERM itself: in-flight requests finish, then it exits. A signal within Node's
-# own first tens of ms is lost to a PID 1 (measured: docs/deployment.md, HTTP); `docker run --init` closes that. An entrypoint, so
-# that arguments go to skills-mcp: `docker run … skills-mcp --stdio`, `… skills-mcp sync <url> --to /out`.
-ENTRYPOINT ["node", "dist/main.js"]
+# tini is PID 1 and passes every signal on to node, which handles SIGTERM itself: in-flight requests finish,
+# then it exits. node as PID 1 lost a signal sent within its own first tens of ms (the kernel spares a PID 1
+# a signal's default action, and node had no handler yet): the server started and served on, and a pod
+# deleted then waited its whole grace for SIGKILL (docs/deployment.md, HTTP). Under tini such a signal ends
+# node as it ends any process, and tini exits with node's status. -s: where tini is not PID 1 (`docker run
+# --init`, a pod sharing its process namespace) it still reaps, and does not warn. An entrypoint, so that
+# arguments go to skills-mcp: `docker run … skills-mcp --stdio`, `… skills-mcp sync <url> --to /out`.
+ENTRYPOINT ["/usr/bin/tini", "-s", "--", "node", "dist/main.js"]
