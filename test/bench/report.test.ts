@@ -2,18 +2,9 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BenchResults, formatMarkdown, type Machine, updateDocs } from "../../bench/report.js";
+import { type BenchResults, formatMarkdown, updateDocs } from "../../bench/report.js";
 import { ROOT } from "../helpers/process.js";
-
-const MACHINE: Machine = {
-  cpu: "Test CPU",
-  cores: 2,
-  memoryGiB: 8,
-  node: "v20.0.0",
-  os: "Linux test",
-  date: "2030-01-02T03:04:05.000Z",
-  commit: "abc1234",
-};
+import { TEST_MACHINE as MACHINE } from "./machine.js";
 
 /** What `npm run bench -- --only tokens` gathers: one row of token counts and nothing else. */
 const TOKENS_ONLY: BenchResults = {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { LoadResult } from "../../bench/load.js";
 import { type BenchResults, cpuSpread, formatMarkdown, type Spread } from "../../bench/report.js";
 import { type Side, startOrder, type ThroughputRow, turnOrder } from "../../bench/throughput.js";
+import { TEST_MACHINE } from "./machine.js";
 
 const SIDES: readonly Side[] = ["ceiling", "baseline", "control", "server"];
 
@@ -72,15 +73,7 @@ function row(server: number, control: number, baseline: number): ThroughputRow {
 describe("npm run bench -- --only throughput --compare <ref> --control", () => {
   const rows = [row(100, 104, 90), row(200, 190, 180), row(100, 101, 85)];
   const results: BenchResults = {
-    machine: {
-      cpu: "Test CPU",
-      cores: 2,
-      memoryGiB: 8,
-      node: "v20.0.0",
-      os: "Linux test",
-      date: "2030-01-02T03:04:05.000Z",
-      commit: "abc1234",
-    },
+    machine: TEST_MACHINE,
     seconds: 60,
     throughput: {
       skillsDir: "examples/skills",
