@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
-import { link, mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repeated } from "../../bench/hostile-text.js";
@@ -8,7 +8,7 @@ import { countBySeverity, findingsTable } from "../../scripts/audit-markdown.js"
 import { loadCatalog } from "../../src/catalog/index.js";
 import { inspectCatalog } from "../../src/inspection/index.js";
 import { builtScript } from "../helpers/built-scripts.js";
-import { manyFindings } from "../helpers/many-findings.js";
+import { linksToManyFindings } from "../helpers/many-findings.js";
 import { type Exited, ROOT, runBuiltScript, runScript } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeUnreadableFolder } from "../helpers/unreadable-folder.js";
@@ -134,18 +134,8 @@ describe("npm run audit-skills", () => {
   // the links lead to (4,000 links to a file of 252 findings: a million findings, 1.3 GiB). Now each
   // path's findings are made as they are written, in a heap that 1,200 links filled many times over.
   it("prints the findings of thousands of links to one file in bounded memory, as the whole audit", async () => {
-    const folder = await makeTree({
-      "p/many/SKILL.md": skillMd("many", "Many findings.", "<!-- here -->\n"),
-      "p/many/payload.md": manyFindings(15),
-      ...Object.fromEntries(
-        Array.from({ length: 600 }, (_, i) => [`p/many/links/${i}.md`, { symlink: "../payload.md" }]),
-      ),
-    });
+    const folder = await linksToManyFindings(15, 600);
     try {
-      await mkdir(path.join(folder.dir, "p/many/hard"));
-      for (let i = 0; i < 600; i++) {
-        await link(path.join(folder.dir, "p/many/payload.md"), path.join(folder.dir, `p/many/hard/${i}.md`));
-      }
       const { skills, findings } = (await inspectCatalog(loadCatalog(folder.dir).catalog, { audit: {} }))
         .audit;
       // Every path to the file has its findings: its own, 600 symlinks and 600 hard links.

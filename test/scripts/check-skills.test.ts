@@ -1,6 +1,4 @@
 import { execFile } from "node:child_process";
-import { link, mkdir } from "node:fs/promises";
-import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { countBySeverity, findingsTable, ruleCounts } from "../../scripts/audit-markdown.js";
@@ -9,7 +7,7 @@ import { inspectCatalog } from "../../src/inspection/index.js";
 import { MAX_READ_BYTES } from "../../src/mcp/index.js";
 import { builtScript } from "../helpers/built-scripts.js";
 import { PNG_BYTES } from "../helpers/fixtures.js";
-import { manyFindings } from "../helpers/many-findings.js";
+import { linksToManyFindings } from "../helpers/many-findings.js";
 import { ROOT, runBuiltScript } from "../helpers/process.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 import { makeUnreadableFolder } from "../helpers/unreadable-folder.js";
@@ -259,20 +257,11 @@ describe("npm run check-skills", () => {
   // (4,000 links to a file of 252 findings: a million findings), for a table of 30 and counts. Now they
   // are gone through a path at a time, in a heap that the whole list of 1,200 links overflows.
   it("prints the audit of thousands of links to one file in bounded memory, as of the whole list", async () => {
-    const folder = await makeTree({
-      "p/many/SKILL.md": skillMd("many", "Many findings.", "<!-- here -->\n"),
-      "p/many/payload.md": manyFindings(20),
+    const folder = await linksToManyFindings(20, 600, {
       "p/plain/SKILL.md": skillMd("plain"),
       "p/plain/logo.png": PNG_BYTES,
-      ...Object.fromEntries(
-        Array.from({ length: 600 }, (_, i) => [`p/many/links/${i}.md`, { symlink: "../payload.md" }]),
-      ),
     });
     try {
-      await mkdir(path.join(folder.dir, "p/many/hard"));
-      for (let i = 0; i < 600; i++) {
-        await link(path.join(folder.dir, "p/many/payload.md"), path.join(folder.dir, `p/many/hard/${i}.md`));
-      }
       const { inOrder } = (await inspectCatalog(loadCatalog(folder.dir).catalog, { audit: {} })).audit;
       const findings = [...inOrder];
       // Every path to the file has its findings: its own, 600 symlinks and 600 hard links.
