@@ -44,8 +44,8 @@ async function sharedModules(): Promise<string[]> {
 }
 
 describe("the fetcher stands alone", () => {
-  // The image's skills stage copies only package.json, the lockfile, tsconfig.json, this folder, and
-  // src/shared/, the one folder of src/ it imports.
+  // The image's skills stage copies only deps' node_modules, package.json, tsconfig.json, this folder,
+  // and src/shared/, the one folder of src/ it imports.
   it("imports only node built-ins, smol-toml, simple-git, its own files and src/shared/, which the image copies", async () => {
     const imports = await importsUnder("scripts/fetch-skills");
     expect(imports.length).toBeGreaterThan(10);
