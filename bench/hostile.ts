@@ -14,6 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "../scripts/free-port.js";
 import { manyFindings } from "../test/helpers/many-findings.js";
 import { ROOT } from "./processes.js";
+import { type StartOrderPlan, thisBuildFirst } from "./start-order.js";
 
 const SERVER_ENTRY = path.join(ROOT, "dist/main.js");
 const TSX_LOADER = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
@@ -48,6 +49,8 @@ export interface HostileRow {
   readonly audit?: Measured;
   /** The start of the build compared against (`--compare`), when given. */
   readonly baselineStart?: Measured;
+  /** With `--compare`, the builds in the order they started on the folder: `server` and that build's commit. */
+  readonly startOrder?: readonly string[];
   /** Set when the step was not run because a smaller one went over the cap. */
   readonly skipped?: string;
 }
@@ -57,8 +60,10 @@ interface HostileOptions {
   /** Each start and each audit is cut after this long. */
   readonly capSeconds: number;
   readonly progress: (line: string) => void;
-  /** Another build's `dist/main.js`, whose starts are measured too. */
-  readonly baseline?: string;
+  /** Another build (its `dist/main.js` and a name for it), whose starts are measured too. */
+  readonly baseline?: { readonly entry: string; readonly name: string };
+  /** Which of the two starts first on each step's folder, step by step over the run (`--start-order`). */
+  readonly startOrder: StartOrderPlan;
   /** Only the cases whose kind holds this text, when given. */
   readonly kind?: string;
 }
@@ -282,6 +287,9 @@ const CASES: readonly HostileCase[] = [
 export async function measureHostile(options: HostileOptions): Promise<HostileRow[]> {
   if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run npm run build first`);
   const rows: HostileRow[] = [];
+  // The steps that started both builds so far: their order alternates over the run, not within each case,
+  // since most cases have a step or two before one goes over the cap.
+  let compared = 0;
   for (const hostile of CASES) {
     if (options.kind !== undefined && !hostile.kind.includes(options.kind)) continue;
     let over: string | undefined;
@@ -297,11 +305,8 @@ export async function measureHostile(options: HostileOptions): Promise<HostileRo
       // The audit reads every file first, so that both starts find them in the page cache: a start that
       // came first read them cold, and the build compared against seemed 30-40% faster on sparse files.
       const audit = await measureAudit(dir, options);
-      const start = await measureStart(dir, SERVER_ENTRY, options, "start");
-      const baselineStart =
-        options.baseline === undefined
-          ? undefined
-          : await measureStart(dir, options.baseline, options, "baseline");
+      const { start, baselineStart, startOrder } = await measureStarts(dir, options, compared);
+      if (baselineStart !== undefined) compared++;
       rows.push({
         kind: hostile.kind,
         size: step.size,
@@ -309,6 +314,7 @@ export async function measureHostile(options: HostileOptions): Promise<HostileRo
         start,
         audit,
         ...(baselineStart ? { baselineStart } : {}),
+        ...(startOrder ? { startOrder } : {}),
       });
       // Deep trees need rm's own walk: Node's takes whole paths.
       await runToEnd("rm", ["-rf", dir]);
@@ -318,6 +324,28 @@ export async function measureHostile(options: HostileOptions): Promise<HostileRo
     }
   }
   return rows;
+}
+
+/**
+ * This build's start on `dir`, and with `--compare` that build's, in the order planned for the `compared`th
+ * step that starts both: the build started second found what the first left in the caches, and this build
+ * always went first.
+ */
+async function measureStarts(
+  dir: string,
+  options: HostileOptions,
+  compared: number,
+): Promise<Pick<HostileRow, "start" | "baselineStart" | "startOrder"> & { readonly start: Measured }> {
+  const { baseline } = options;
+  const ours = () => measureStart(dir, SERVER_ENTRY, options, "start");
+  if (baseline === undefined) return { start: await ours() };
+  const theirs = () => measureStart(dir, baseline.entry, options, "baseline");
+  if (thisBuildFirst(options.startOrder, compared)) {
+    const start = await ours();
+    return { start, baselineStart: await theirs(), startOrder: ["server", baseline.name] };
+  }
+  const baselineStart = await theirs();
+  return { start: await ours(), baselineStart, startOrder: [baseline.name, "server"] };
 }
 
 async function measureStart(
@@ -491,13 +519,13 @@ export function hostileTable(rows: readonly HostileRow[], capSeconds: number, ba
   const lines = [
     "### Hostile corpus: each case beside an ordinary pack of 20 skills",
     "",
-    `| case | size | start ms | inspection ms | start peak RSS | skills served | audit ms | audit peak RSS |${baseline ? ` ${baseline} start ms | ${baseline} peak RSS |` : ""}`,
-    `|---|---|---:|---:|---:|---:|---:|---:|${baseline ? "---:|---:|" : ""}`,
+    `| case | size | start ms | inspection ms | start peak RSS | skills served | audit ms | audit peak RSS |${baseline ? ` ${baseline} start ms | ${baseline} peak RSS | started first |` : ""}`,
+    `|---|---|---:|---:|---:|---:|---:|---:|${baseline ? "---:|---:|---|" : ""}`,
   ];
   for (const row of rows) {
     if (row.skipped !== undefined) {
       lines.push(
-        `| ${row.kind} | ${row.size} | not run: ${row.skipped} | | | | | |${baseline ? " | |" : ""}`,
+        `| ${row.kind} | ${row.size} | not run: ${row.skipped} | | | | | |${baseline ? " | | |" : ""}`,
       );
       continue;
     }
@@ -505,15 +533,28 @@ export function hostileTable(rows: readonly HostileRow[], capSeconds: number, ba
     lines.push(
       `| ${row.kind} | ${row.size} | ${time(start, capSeconds)} | ${start?.inspectionMs ?? "–"} | ${rss(start)} | ` +
         `${start?.served ?? "–"} | ${time(audit, capSeconds)} | ${rss(audit)} |` +
-        (baseline ? ` ${time(baselineStart, capSeconds)} | ${rss(baselineStart)} |` : ""),
+        (baseline
+          ? ` ${time(baselineStart, capSeconds)} | ${rss(baselineStart)} | ${startedFirst(row.startOrder)} |`
+          : ""),
     );
   }
   lines.push(
     "",
     `Start: spawn to the first 200 of \`/health\` (\`node dist/main.js\`, no saved index); audit: \`audit-skills --json\`. ` +
-      `Peak RSS: the process's VmHWM, sampled every 20 ms. A step is cut at ${capSeconds} s.`,
+      `Peak RSS: the process's VmHWM, sampled every 20 ms. A step is cut at ${capSeconds} s.` +
+      (baseline
+        ? " Started first: the build started first on the step's folder, the other right after it (`--start-order`; " +
+          "alternating step by step over the run unless it says otherwise)."
+        : ""),
   );
   return lines.join("\n");
+}
+
+/** The build started first, this one named "this build"; "–" where the order was not recorded. */
+function startedFirst(order: readonly string[] | undefined): string {
+  const first = order?.[0];
+  if (first === undefined) return "–";
+  return first === "server" ? "this build" : first;
 }
 
 function time(measured: Measured | undefined, capSeconds: number): string {

@@ -8,6 +8,7 @@ import { EXAMPLES_DIR, syntheticCatalog } from "./catalogs.js";
 import { measureHostile } from "./hostile.js";
 import { type BenchResults, describeMachine, formatMarkdown, updateDocs, writeJson } from "./report.js";
 import { measureScale } from "./scale.js";
+import type { StartOrderPlan } from "./start-order.js";
 import { measureThroughput } from "./throughput.js";
 import { measureTokensOfCatalog, measureTokensOfServer, type TokenRow } from "./tokens.js";
 
@@ -24,6 +25,8 @@ export interface Options {
   readonly compare?: string;
   /** Whether the throughput part also measures a second copy of this build, to show what two copies differ by. */
   readonly control: boolean;
+  /** Which build starts first where a part starts two (`--start-order`), row by row. */
+  readonly startOrder: StartOrderPlan;
   readonly capSeconds: number;
   readonly warmUpSeconds: number;
   /** The real corpus, beside the checkout unless named (a worktree elsewhere names it). */
@@ -50,10 +53,8 @@ export async function main(options: Options): Promise<void> {
       : undefined;
     if (options.parts.has("throughput")) {
       progress(`bench: throughput on ${throughputDir}, ${options.seconds} s per run`);
-      // Which server starts first is drawn for each run: the first started cost more in 5 of 6 runs.
-      const startReversed = Math.random() < 0.5;
       const report = await measureThroughput({
-        startReversed,
+        startOrder: options.startOrder,
         control: options.control,
         ...(baseline ? { baseline } : {}),
         ...(options.requests ? { requests: options.requests } : {}),
@@ -65,7 +66,6 @@ export async function main(options: Options): Promise<void> {
         workDir,
         progress,
       });
-      progress(`bench: servers started in this order: ${report.startOrder?.join(", ")}`);
       results = { ...results, throughput: { ...report, catalog: throughputCatalog } };
     }
 
@@ -89,6 +89,7 @@ export async function main(options: Options): Promise<void> {
           if (options.parts.has("tokens")) tokens.push(await measureTokensOfServer(largestLabel, server.url));
         },
         ...(baseline ? { baseline } : {}),
+        startOrder: options.startOrder,
       });
       results = { ...results, scale };
     } else if (options.parts.has("tokens")) {
@@ -102,7 +103,8 @@ export async function main(options: Options): Promise<void> {
         workDir,
         capSeconds: options.capSeconds,
         progress,
-        ...(baseline ? { baseline: baseline.entry } : {}),
+        ...(baseline ? { baseline } : {}),
+        startOrder: options.startOrder,
         ...(options.hostileKind !== undefined ? { kind: options.hostileKind } : {}),
       });
       results = {

@@ -4,7 +4,8 @@
  *
  *   npm run bench -- [--only throughput,scale,tokens,hostile] [--seconds 3] [--sizes 1000,10000,50000]
  *                    [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
- *                    [--compare <git ref>] [--control] [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
+ *                    [--compare <git ref>] [--control] [--start-order alternate|this-first|other-first]
+ *                    [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
  *                    [--requests tools-list,list-packs,list-skills-pack,list-skills-query,
  *                                list-skills-new-query,read-skill]
  *
@@ -17,6 +18,10 @@
  *
  * `--control` also serves a second copy of this build in the throughput runs, measured as a side of its
  * own, so that the table shows what two copies of one build differ by next to what `--compare` finds.
+ *
+ * `--start-order` says which build each part starts first where it starts two: `alternate` (the default)
+ * this build first in every other row (throughput: request and connection count, each started anew;
+ * scale: catalog size; hostile: step), `this-first` or `other-first` in every row. Each row records its order.
  *
  * `npm run bench` builds first: the server runs as `node dist/main.js`, as in production.
  */
@@ -33,6 +38,7 @@ import {
 import { CORPUS_DIR } from "./catalogs.js";
 import type { Options, Part } from "./index-run.js";
 import { ROOT } from "./processes.js";
+import { isStartOrderPlan, START_ORDER_PLANS } from "./start-order.js";
 
 const PARTS: readonly Part[] = ["throughput", "scale", "tokens", "hostile"];
 /** What runs without `--only`: the hostile corpus takes minutes of its own, and is run when asked for. */
@@ -40,7 +46,8 @@ const DEFAULT_PARTS: readonly Part[] = ["throughput", "scale", "tokens"];
 
 const USAGE = `usage: npm run bench -- [--only throughput,scale,tokens,hostile] [--seconds 3] [--sizes 1000,10000,50000]
                     [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
-                    [--compare <git ref>] [--control] [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
+                    [--compare <git ref>] [--control] [--start-order alternate|this-first|other-first]
+                    [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
                     [--requests <ids, comma list>] [--hostile-kind <text>]
 (docs/performance.md says what each measures)`;
 
@@ -53,6 +60,7 @@ const OPTIONS = {
   "update-docs": { type: "boolean", default: false },
   compare: { type: "string" },
   control: { type: "boolean", default: false },
+  "start-order": { type: "string", default: "alternate" },
   "cap-seconds": { type: "string", default: "30" },
   "warm-up-seconds": { type: "string", default: "2" },
   corpus: { type: "string", default: CORPUS_DIR },
@@ -76,6 +84,9 @@ function readOptions(argv: readonly string[]): Options | "help" {
     throw new Error(`--only: unknown part ${unknown.join(", ")} (valid: ${PARTS.join(", ")})`);
   if (values.control && !parts.includes("throughput"))
     throw new Error("--control measures a second copy in the throughput part only: add throughput to --only");
+  const startOrder = values["start-order"];
+  if (!isStartOrderPlan(startOrder))
+    throw new Error(`--start-order: "${startOrder}" is not one of ${START_ORDER_PLANS.join(", ")}`);
   // Written once every part has run: a path through a file failed only then, minutes in, in Node's words.
   const throughFile = notAFolderOnPath(path.dirname(path.resolve(values.out)));
   if (throughFile !== undefined) throw new Error(`--out ${values.out}: ${throughFile}; give another --out`);
@@ -87,6 +98,7 @@ function readOptions(argv: readonly string[]): Options | "help" {
     out: path.resolve(values.out),
     updateDocs: values["update-docs"],
     control: values.control,
+    startOrder,
     capSeconds: positive("cap-seconds", values["cap-seconds"]),
     warmUpSeconds: positive("warm-up-seconds", values["warm-up-seconds"]),
     corpus: path.resolve(values.corpus),

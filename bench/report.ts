@@ -143,9 +143,28 @@ function throughputTable(report: ThroughputReport & { readonly catalog: string }
     ...spreadLines(report.rows, before),
     "",
     `Server resident memory: ${mib(memory.afterStart)} MiB after start, ${mib(memory.afterLoad)} MiB after the load.` +
-      (report.startOrder ? ` Servers started in this order: ${report.startOrder.join(", ")}.` : ""),
+      startOrderSentence(report),
   );
   return lines.join("\n");
+}
+
+/**
+ * The order the servers started in: one order when they started once (or the rows do not record theirs),
+ * else each order with the count of rows measured on servers started in it.
+ */
+function startOrderSentence(report: ThroughputReport): string {
+  const counts = new Map<string, number>();
+  for (const { startOrder } of report.rows) {
+    if (startOrder !== undefined)
+      counts.set(startOrder.join(", "), (counts.get(startOrder.join(", ")) ?? 0) + 1);
+  }
+  if (counts.size > 1) {
+    const orders = [...counts].map(([order, rows]) => `${order} for ${rows} ${rows === 1 ? "row" : "rows"}`);
+    return ` Servers started anew for each request at each connection count, in the order ${orders.join("; ")}.`;
+  }
+  const [only] = counts.keys();
+  const order = only ?? report.startOrder?.join(", ");
+  return order === undefined ? "" : ` Servers started in this order: ${order}.`;
 }
 
 /**
@@ -199,6 +218,7 @@ function describeSpread({ least, median, most }: Spread): string {
 }
 
 function scaleTable(rows: readonly ScaleRow[]): string {
+  const compared = rows.some((row) => row.savedIndexBaseline !== undefined);
   const lines = [
     "### Scale: synthetic catalogs",
     "",
@@ -229,14 +249,26 @@ function scaleTable(rows: readonly ScaleRow[]): string {
     "**On a saved index** (`--build-index`, which the image build runs): the same catalogs, started again " +
       "after saving the index into the skills folder. First tools/list: sent right at ready, end to end.",
     "",
-    "| skills | --build-index ms | of it, inspection | saved index | ready ms | Node + imports | catalog load | inspection | index load | app + listen | RSS after start | first tools/list ms |",
-    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| skills | --build-index ms | of it, inspection | saved index | ready ms | Node + imports | catalog load | inspection | index load | app + listen | RSS after start | first tools/list ms |" +
+      (compared ? " started |" : ""),
+    `|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${compared ? "---|" : ""}`,
   );
-  for (const { skills, savedIndex, savedIndexBaseline } of rows) {
-    lines.push(savedIndexRow(`${skills}`, savedIndex));
+  for (const { skills, savedIndex, savedIndexBaseline, savedIndexStartOrder } of rows) {
+    const started = (build: string) => (compared ? ` ${ordinal(savedIndexStartOrder, build)} |` : "");
+    lines.push(savedIndexRow(`${skills}`, savedIndex) + started("server"));
     if (savedIndexBaseline) {
-      lines.push(savedIndexRow(`${skills}, ${savedIndexBaseline.build}`, savedIndexBaseline));
+      lines.push(
+        savedIndexRow(`${skills}, ${savedIndexBaseline.build}`, savedIndexBaseline) +
+          started(savedIndexBaseline.build),
+      );
     }
+  }
+  if (compared) {
+    lines.push(
+      "",
+      "Started: which of the two builds started first on that size's saved index, the other right after it " +
+        "(`--start-order`; alternating by size unless it says otherwise).",
+    );
   }
   return lines.join("\n");
 }
@@ -249,6 +281,11 @@ function savedIndexRow(label: string, savedIndex: SavedIndexStart): string {
     `${part(split?.inspectionMs)} | ${part(split?.indexMs)} | ${part(split?.listenMs)} | ` +
     `${mib(savedIndex.residentAfterStartBytes)} MiB | ${whole(savedIndex.firstToolsListMs)} |`
   );
+}
+
+/** Whether `build` started first or second in `order`; "–" where the order was not recorded. */
+function ordinal(order: readonly string[] | undefined, build: string): string {
+  return ["1st", "2nd"][order?.indexOf(build) ?? -1] ?? "–";
 }
 
 function part(value: number | undefined): string {

@@ -18,6 +18,7 @@ import {
   toolCall,
 } from "./load.js";
 import { type RunningProcess, saveSearchIndex, startServer } from "./processes.js";
+import { type StartOrderPlan, thisBuildFirst } from "./start-order.js";
 import { syntheticQueries } from "./synthetic-catalog.js";
 
 export interface StartupSplit {
@@ -73,6 +74,8 @@ export interface ScaleRow {
   readonly savedIndex: SavedIndexStart;
   /** The same start by the build compared against (`--compare`, that build's commit), in the same run. */
   readonly savedIndexBaseline?: SavedIndexStart & { readonly build: string };
+  /** With `--compare`, the builds in the order they started on the saved index: `server` and that build's commit. */
+  readonly savedIndexStartOrder?: readonly string[];
 }
 
 interface ScaleOptions {
@@ -83,8 +86,10 @@ interface ScaleOptions {
   readonly progress: (line: string) => void;
   /** Called with the server of the largest catalog before it stops (the token figures use it). */
   readonly withLargest?: (server: RunningProcess, skillsDir: string) => Promise<void>;
-  /** Another build (`--compare`), whose start on its own saved index is measured after this one's. */
+  /** Another build (`--compare`), whose start on its own saved index is measured beside this one's. */
   readonly baseline?: { readonly entry: string; readonly name: string };
+  /** Which of the two starts first on its saved index, size by size (`--start-order`). */
+  readonly startOrder: StartOrderPlan;
 }
 
 const WARM_UP_QUERIES = 20;
@@ -92,7 +97,7 @@ const WARM_UP_QUERIES = 20;
 export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
   const rows: ScaleRow[] = [];
   const largest = Math.max(...options.sizes);
-  for (const skills of options.sizes) {
+  for (const [index, skills] of options.sizes.entries()) {
     const catalog = await syntheticCatalog(skills);
     if (catalog.generatedMs !== undefined) {
       options.progress(`  wrote ${skills} synthetic skills in ${(catalog.generatedMs / 1000).toFixed(1)} s`);
@@ -116,27 +121,56 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
     } finally {
       await server.stop();
     }
-    const savedIndex = await startOnSavedIndex(catalog.dir, savedIndexFile, options);
-    const { baseline } = options;
-    const savedIndexBaseline =
-      baseline === undefined
-        ? undefined
-        : {
-            ...(await startOnSavedIndex(catalog.dir, savedIndexFile, options, baseline.entry)),
-            build: baseline.name,
-          };
+    const starts = await startsOnSavedIndex(catalog.dir, savedIndexFile, options, index);
+    const { savedIndex } = starts;
     rows.push({
       ...row,
-      savedIndex,
-      ...(savedIndexBaseline !== undefined ? { savedIndexBaseline } : {}),
+      ...starts,
       ...(catalog.generatedMs !== undefined ? { generatedMs: catalog.generatedMs } : {}),
     });
     options.progress(
       `  ${skills} skills: ready in ${Math.round(row.readyMs)} ms (${Math.round(savedIndex.readyMs)} ms on a saved ` +
-        `index), ${mib(row.residentAfterStartBytes)} MiB resident, query p50 ${row.query.p50Ms.toFixed(2)} ms`,
+        `index), ${mib(row.residentAfterStartBytes)} MiB resident, query p50 ${row.query.p50Ms.toFixed(2)} ms` +
+        (starts.savedIndexStartOrder
+          ? `; on the saved index started ${starts.savedIndexStartOrder.join(", ")}`
+          : ""),
     );
   }
   return rows;
+}
+
+/**
+ * This build's start on its saved index, and with `--compare` that build's on its own, in the order planned
+ * for the `index`th size: the one started second found the catalog's files in the page cache as the first
+ * left them, and this build always went first.
+ */
+async function startsOnSavedIndex(
+  skillsDir: string,
+  savedIndexFile: string,
+  options: ScaleOptions,
+  index: number,
+): Promise<Pick<ScaleRow, "savedIndex" | "savedIndexBaseline" | "savedIndexStartOrder">> {
+  const { baseline } = options;
+  if (baseline === undefined)
+    return { savedIndex: await startOnSavedIndex(skillsDir, savedIndexFile, options) };
+  const ours = () => startOnSavedIndex(skillsDir, savedIndexFile, options);
+  const theirs = () => startOnSavedIndex(skillsDir, savedIndexFile, options, baseline.entry);
+  const oursFirst = thisBuildFirst(options.startOrder, index);
+  let savedIndex: SavedIndexStart;
+  let other: SavedIndexStart;
+  if (oursFirst) {
+    savedIndex = await ours();
+    other = await theirs();
+  } else {
+    other = await theirs();
+    savedIndex = await ours();
+  }
+  const names = oursFirst ? ["server", baseline.name] : [baseline.name, "server"];
+  return {
+    savedIndex,
+    savedIndexBaseline: { ...other, build: baseline.name },
+    savedIndexStartOrder: names,
+  };
 }
 
 /** Saves the index as the image build does, then times a start that loads it (of `entry`'s build). */

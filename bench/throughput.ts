@@ -21,6 +21,7 @@ import {
   toolCall,
 } from "./load.js";
 import { type RunningProcess, startCeiling, startServer } from "./processes.js";
+import { type StartOrderPlan, startOrderOf } from "./start-order.js";
 
 /** A request asked the way a client of its era asks it. */
 interface Scenario {
@@ -92,6 +93,8 @@ export interface ThroughputRow {
   readonly baseline?: LoadResult & { readonly ratio: number };
   /** A second copy of this build under the same load, in the same turns (`--control`). */
   readonly control?: LoadResult & { readonly ratio: number };
+  /** The servers in the order they started for this row: `server`, `control`, the compared build's commit. */
+  readonly startOrder?: readonly string[];
 }
 
 interface ThroughputOptions {
@@ -107,8 +110,11 @@ interface ThroughputOptions {
   readonly baseline?: { readonly entry: string; readonly name: string };
   /** Whether to start a second copy of this build and measure it as a side of its own. */
   readonly control?: boolean;
-  /** Whether the servers start in the reverse of this build, control, baseline. */
-  readonly startReversed: boolean;
+  /**
+   * Which server starts first, row group by row group (`--start-order`): the servers start again for a
+   * group whose order differs from the running servers', so under `alternate` for every group.
+   */
+  readonly startOrder: StartOrderPlan;
   /** Only the requests whose ids start with one of these (`list-skills-new-query`, `read-skill`...). */
   readonly requests?: readonly string[];
 }
@@ -116,10 +122,28 @@ interface ThroughputOptions {
 export interface ThroughputReport {
   readonly skillsDir: string;
   readonly baseline?: string;
-  /** The servers in the order they started: `server`, `control`, or the compared build's commit. */
+  /** The servers in the order they first started: `server`, `control`, or the compared build's commit. */
   readonly startOrder?: readonly string[];
+  /** How the start order was planned (`--start-order`); each row says the order it was measured in. */
+  readonly startOrderPlan?: StartOrderPlan;
   readonly rows: readonly ThroughputRow[];
+  /** This build's server: after its first start, and the most of its starts after their loads. */
   readonly serverResidentBytes: { readonly afterStart: number; readonly afterLoad: number };
+}
+
+/** The servers of one start, in the order they started. */
+interface StartedBuilds {
+  readonly order: readonly Build[];
+  readonly running: ReadonlyMap<Build, RunningProcess>;
+}
+
+/** What the first start found, which later starts of the same builds reuse. */
+interface FirstStart {
+  /** The scenarios the compared build serves (none without one). */
+  readonly older: readonly Scenario[];
+  readonly fixtures: readonly Fixture[];
+  readonly ceiling: RunningProcess;
+  readonly afterStart: number;
 }
 
 export async function measureThroughput(options: ThroughputOptions): Promise<ThroughputReport> {
@@ -127,12 +151,106 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     (scenario) => options.requests?.some((id) => scenario.id.startsWith(`${id}-`)) ?? true,
   );
   if (scenarios.length === 0) throw new Error(`--requests: no request is ${options.requests?.join(", ")}`);
-  const builds = startOrder(buildsOf(options), options.startReversed);
-  const started = new Map<Build, RunningProcess>();
+  const groups = rowGroups(scenarios, options.connections);
+  const builds = buildsOf(options);
+  let started: StartedBuilds | undefined;
   let ceiling: RunningProcess | undefined;
+  let afterLoad = 0;
+  // This build's resident memory at the end of a start's load, read before that start stops.
+  const loaded = (servers: StartedBuilds) =>
+    Math.max(afterLoad, servers.running.get("server")?.residentBytes() ?? 0);
+  const start = async (order: readonly Build[]) => {
+    const servers = await startBuilds(order, options);
+    options.progress(`  servers started: ${namesOf(order, options).join(", ")}`);
+    return servers;
+  };
   try {
-    for (const build of builds) {
-      started.set(
+    started = await start(startOrderOf(builds, options.startOrder, 0));
+    const first = await firstStart(started, scenarios, options);
+    ceiling = first.ceiling;
+    await warmUp(sidesOf(started, first), started.order, scenarios, options.warmUpSeconds);
+    const rows: ThroughputRow[] = [];
+    // Counted over the whole run: with an odd number of rounds, a row measures one order once more than
+    // the other, and the next row the other once more.
+    let turn = 0;
+    for (const [index, group] of groups.entries()) {
+      const order = startOrderOf(builds, options.startOrder, index);
+      if (started.order.join() !== order.join()) {
+        afterLoad = loaded(started);
+        const previous = started;
+        started = undefined;
+        await stopAll(previous);
+        started = await start(order);
+        // The ceiling, started once, stays warm.
+        const servers = sidesOf(started, first).filter(({ side }) => side !== "ceiling");
+        await warmUp(servers, order, scenarios, options.warmUpSeconds);
+      }
+      const sides = sidesOf(started, first);
+      for (const scenario of group.scenarios) {
+        const fixture = first.fixtures.find((candidate) => candidate.id === scenario.id);
+        const serving = sides.filter(({ ask }) => ask(scenario) !== undefined);
+        // Short runs taken in turns, so that a slow spell of this shared machine hits every side.
+        const runs = new Map<Side, LoadRun[]>(serving.map(({ side }) => [side, []]));
+        const seconds = options.seconds / options.rounds;
+        for (let round = 0; round < options.rounds; round++) {
+          for (const { side, target, ask } of turnOrder(serving, turn)) {
+            const request = ask(scenario);
+            if (request === undefined) continue;
+            runs.get(side)?.push(await loadRun(target.url, [request], group.connections, seconds, target));
+          }
+          turn++;
+        }
+        const row = rowOf(scenario, group.connections, runs, {
+          responseBytes: fixture ? Buffer.from(fixture.body, "base64").length : 0,
+          startOrder: namesOf(order, options),
+        });
+        rows.push(row);
+        options.progress(progressLine(row, options.baseline?.name));
+      }
+    }
+    afterLoad = loaded(started);
+    return {
+      skillsDir: options.skillsDir,
+      ...(options.baseline ? { baseline: options.baseline.name } : {}),
+      startOrder: namesOf(startOrderOf(builds, options.startOrder, 0), options),
+      startOrderPlan: options.startOrder,
+      rows: [...rows].sort(
+        (a, b) =>
+          scenarios.findIndex((scenario) => scenario.id === a.scenario) -
+            scenarios.findIndex((scenario) => scenario.id === b.scenario) || a.connections - b.connections,
+      ),
+      serverResidentBytes: { afterStart: first.afterStart, afterLoad },
+    };
+  } finally {
+    await ceiling?.stop();
+    if (started !== undefined) await stopAll(started);
+  }
+}
+
+/**
+ * The rows measured on one start of the servers: a request in each of its eras, one right after the
+ * other so that the eras of a request compare within a spell of the machine, at one connection count.
+ * The rows are reported by era.
+ */
+export function rowGroups<S extends { readonly id: string; readonly era: Era }>(
+  scenarios: readonly S[],
+  connections: readonly number[],
+): { readonly scenarios: S[]; readonly connections: number }[] {
+  const requests = [...new Set(scenarios.map(requestOf))].sort();
+  return requests.flatMap((request) =>
+    connections.map((count) => ({
+      scenarios: scenarios.filter((scenario) => requestOf(scenario) === request),
+      connections: count,
+    })),
+  );
+}
+
+/** Starts `order`'s servers one after the other; if one fails, stops those already started. */
+async function startBuilds(order: readonly Build[], options: ThroughputOptions): Promise<StartedBuilds> {
+  const running = new Map<Build, RunningProcess>();
+  try {
+    for (const build of order) {
+      running.set(
         build,
         await startServer({
           skillsDir: options.skillsDir,
@@ -142,131 +260,152 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
         }),
       );
     }
-    const server = started.get("server");
-    if (server === undefined) throw new Error("this build's server did not start");
-    const baseline = started.get("baseline");
-    const control = started.get("control");
-    let older: Scenario[] = [];
-    if (baseline) {
-      // A build older than the 2026-07-28 era is measured in the 2025 era only.
-      const eras = (await speaksModernEra(baseline.url)) ? ERAS : ERAS.filter((era) => era === "2025");
-      older = scenarios.filter((scenario) => eras.includes(scenario.era));
-      await compareAnswers(server.url, baseline.url, older, options.progress);
-    }
-    const afterStart = server.residentBytes();
-    const fixtures = await recordFixtures(server.url, scenarios);
-    const fixturesFile = path.join(options.workDir, "fixtures.json");
-    writeFileSync(fixturesFile, JSON.stringify(fixtures));
-    ceiling = await startCeiling(fixturesFile, options.workDir);
-    await checkCeilingAnswers(ceiling.url, scenarios, fixtures);
-
-    const onCeiling = (scenario: Scenario): HttpPost => ({
-      ...scenario.request,
-      path: ceilingPath(scenario.id),
-    });
-    // Each side with the request it is asked in place of a scenario's, if it serves that scenario, in the
-    // order of a run's even turns.
-    const sides: MeasuredSide[] = [
-      { side: "ceiling", target: ceiling, ask: (scenario) => onCeiling(scenario) },
-      ...(baseline
-        ? [
-            {
-              side: "baseline" as const,
-              target: baseline,
-              ask: (scenario: Scenario) => (older.includes(scenario) ? scenario.request : undefined),
-            },
-          ]
-        : []),
-      ...(control
-        ? [{ side: "control" as const, target: control, ask: (scenario: Scenario) => scenario.request }]
-        : []),
-      { side: "server", target: server, ask: (scenario) => scenario.request },
-    ];
-    // Every side answers every request it serves for a while first, so the JIT has settled before timing;
-    // the servers in the order they started, the ceiling last.
-    const warmUpOrder = [
-      ...builds.flatMap((build) => sides.find(({ side }) => side === build) ?? []),
-      ...sides.filter(({ side }) => side === "ceiling"),
-    ];
-    for (const { target, ask } of warmUpOrder) {
-      const requests = scenarios.flatMap((scenario) => ask(scenario) ?? []);
-      await runLoad(target.url, requests, 16, options.warmUpSeconds);
-    }
-
-    const rows: ThroughputRow[] = [];
-    // Each request in one era right after the other, so that the eras of a request compare within a
-    // spell of the machine; the rows are reported by era.
-    const inTurns = [...scenarios].sort((a, b) => requestOf(a).localeCompare(requestOf(b)));
-    // Counted over the whole run: with an odd number of rounds, a row measures one order once more than
-    // the other, and the next row the other once more.
-    let turn = 0;
-    for (const scenario of inTurns) {
-      const fixture = fixtures.find((candidate) => candidate.id === scenario.id);
-      const serving = sides.filter(({ ask }) => ask(scenario) !== undefined);
-      for (const connections of options.connections) {
-        // Short runs taken in turns, so that a slow spell of this shared machine hits every side.
-        const runs = new Map<Side, LoadRun[]>(serving.map(({ side }) => [side, []]));
-        const seconds = options.seconds / options.rounds;
-        for (let round = 0; round < options.rounds; round++) {
-          for (const { side, target, ask } of turnOrder(serving, turn)) {
-            const request = ask(scenario);
-            if (request === undefined) continue;
-            runs.get(side)?.push(await loadRun(target.url, [request], connections, seconds, target));
-          }
-          turn++;
-        }
-        const measured = (side: Side): LoadResult | undefined => {
-          const taken = runs.get(side);
-          return taken !== undefined && taken.length > 0 ? summarize(taken) : undefined;
-        };
-        const bare = measured("ceiling");
-        const real = measured("server");
-        if (bare === undefined || real === undefined) throw new Error(`${scenario.label} was not measured`);
-        const againstCeiling = (result: LoadResult) => ({
-          ...result,
-          ratio: result.requestsPerSecond / bare.requestsPerSecond,
-        });
-        const before = measured("baseline");
-        const copy = measured("control");
-        const row: ThroughputRow = {
-          scenario: scenario.id,
-          label: scenario.label,
-          era: scenario.era,
-          connections,
-          responseBytes: fixture ? Buffer.from(fixture.body, "base64").length : 0,
-          server: real,
-          ceiling: bare,
-          ratio: real.requestsPerSecond / bare.requestsPerSecond,
-          ...(before ? { baseline: againstCeiling(before) } : {}),
-          ...(copy ? { control: againstCeiling(copy) } : {}),
-        };
-        rows.push(row);
-        options.progress(
-          `  ${scenario.era} ${scenario.label} x${connections}: ${Math.round(real.requestsPerSecond)} req/s ` +
-            `(ceiling ${Math.round(bare.requestsPerSecond)}, ${(row.ratio * 100).toFixed(0)}%), ` +
-            `p50 ${real.p50Ms.toFixed(2)} ms, p99 ${real.p99Ms.toFixed(2)} ms` +
-            (row.control ? `; control: ${Math.round(row.control.requestsPerSecond)} req/s` : "") +
-            (row.baseline
-              ? `; ${options.baseline?.name}: ${Math.round(row.baseline.requestsPerSecond)} req/s (${(row.baseline.ratio * 100).toFixed(0)}%)`
-              : ""),
-        );
-      }
-    }
-    return {
-      skillsDir: options.skillsDir,
-      ...(options.baseline ? { baseline: options.baseline.name } : {}),
-      startOrder: builds.map((build) => (build === "baseline" ? (options.baseline?.name ?? build) : build)),
-      rows: [...rows].sort(
-        (a, b) =>
-          scenarios.findIndex((scenario) => scenario.id === a.scenario) -
-          scenarios.findIndex((scenario) => scenario.id === b.scenario),
-      ),
-      serverResidentBytes: { afterStart, afterLoad: server.residentBytes() },
-    };
-  } finally {
-    await ceiling?.stop();
-    for (const running of started.values()) await running.stop();
+  } catch (error) {
+    await stopAll({ order, running });
+    throw error;
   }
+  return { order, running };
+}
+
+async function stopAll(builds: StartedBuilds): Promise<void> {
+  for (const running of builds.running.values()) await running.stop();
+}
+
+/**
+ * On the first start: which requests the compared build serves and how it answers them, this build's
+ * answers (the ceiling's fixtures), and the ceiling, started and checked.
+ */
+async function firstStart(
+  started: StartedBuilds,
+  scenarios: readonly Scenario[],
+  options: ThroughputOptions,
+): Promise<FirstStart> {
+  const server = started.running.get("server");
+  if (server === undefined) throw new Error("this build's server did not start");
+  const baseline = started.running.get("baseline");
+  let older: Scenario[] = [];
+  if (baseline) {
+    // A build older than the 2026-07-28 era is measured in the 2025 era only.
+    const eras = (await speaksModernEra(baseline.url)) ? ERAS : ERAS.filter((era) => era === "2025");
+    older = scenarios.filter((scenario) => eras.includes(scenario.era));
+    await compareAnswers(server.url, baseline.url, older, options.progress);
+  }
+  const afterStart = server.residentBytes();
+  const fixtures = await recordFixtures(server.url, scenarios);
+  const fixturesFile = path.join(options.workDir, "fixtures.json");
+  writeFileSync(fixturesFile, JSON.stringify(fixtures));
+  const ceiling = await startCeiling(fixturesFile, options.workDir);
+  try {
+    await checkCeilingAnswers(ceiling.url, scenarios, fixtures);
+  } catch (error) {
+    await ceiling.stop();
+    throw error;
+  }
+  return { older, fixtures, ceiling, afterStart };
+}
+
+/**
+ * Each side with the request it is asked in place of a scenario's, if it serves that scenario, in the
+ * order of a run's even turns.
+ */
+function sidesOf(started: StartedBuilds, first: FirstStart): MeasuredSide[] {
+  const server = started.running.get("server");
+  if (server === undefined) throw new Error("this build's server did not start");
+  const baseline = started.running.get("baseline");
+  const control = started.running.get("control");
+  return [
+    {
+      side: "ceiling",
+      target: first.ceiling,
+      ask: (scenario) => ({ ...scenario.request, path: ceilingPath(scenario.id) }),
+    },
+    ...(baseline
+      ? [
+          {
+            side: "baseline" as const,
+            target: baseline,
+            ask: (scenario: Scenario) => (first.older.includes(scenario) ? scenario.request : undefined),
+          },
+        ]
+      : []),
+    ...(control
+      ? [{ side: "control" as const, target: control, ask: (scenario: Scenario) => scenario.request }]
+      : []),
+    { side: "server", target: server, ask: (scenario) => scenario.request },
+  ];
+}
+
+/**
+ * Every side answers every request it serves for a while first, so that the JIT has settled before
+ * timing: the servers in the order they started, the ceiling (when among `sides`) last.
+ */
+async function warmUp(
+  sides: readonly MeasuredSide[],
+  order: readonly Build[],
+  scenarios: readonly Scenario[],
+  seconds: number,
+): Promise<void> {
+  const warmUpOrder = [
+    ...order.flatMap((build) => sides.find(({ side }) => side === build) ?? []),
+    ...sides.filter(({ side }) => side === "ceiling"),
+  ];
+  for (const { target, ask } of warmUpOrder) {
+    const requests = scenarios.flatMap((scenario) => ask(scenario) ?? []);
+    await runLoad(target.url, requests, 16, seconds);
+  }
+}
+
+/** A row from the runs each side took of `scenario` at `connections`. */
+function rowOf(
+  scenario: Scenario,
+  connections: number,
+  runs: ReadonlyMap<Side, LoadRun[]>,
+  recorded: { readonly responseBytes: number; readonly startOrder: readonly string[] },
+): ThroughputRow {
+  const measured = (side: Side): LoadResult | undefined => {
+    const taken = runs.get(side);
+    return taken !== undefined && taken.length > 0 ? summarize(taken) : undefined;
+  };
+  const bare = measured("ceiling");
+  const real = measured("server");
+  if (bare === undefined || real === undefined) throw new Error(`${scenario.label} was not measured`);
+  const againstCeiling = (result: LoadResult) => ({
+    ...result,
+    ratio: result.requestsPerSecond / bare.requestsPerSecond,
+  });
+  const before = measured("baseline");
+  const copy = measured("control");
+  return {
+    scenario: scenario.id,
+    label: scenario.label,
+    era: scenario.era,
+    connections,
+    responseBytes: recorded.responseBytes,
+    server: real,
+    ceiling: bare,
+    ratio: real.requestsPerSecond / bare.requestsPerSecond,
+    ...(before ? { baseline: againstCeiling(before) } : {}),
+    ...(copy ? { control: againstCeiling(copy) } : {}),
+    startOrder: recorded.startOrder,
+  };
+}
+
+function progressLine(row: ThroughputRow, baselineName: string | undefined): string {
+  const { server: real, ceiling: bare } = row;
+  return (
+    `  ${row.era} ${row.label} x${row.connections}: ${Math.round(real.requestsPerSecond)} req/s ` +
+    `(ceiling ${Math.round(bare.requestsPerSecond)}, ${(row.ratio * 100).toFixed(0)}%), ` +
+    `p50 ${real.p50Ms.toFixed(2)} ms, p99 ${real.p99Ms.toFixed(2)} ms` +
+    (row.control ? `; control: ${Math.round(row.control.requestsPerSecond)} req/s` : "") +
+    (row.baseline
+      ? `; ${baselineName}: ${Math.round(row.baseline.requestsPerSecond)} req/s (${(row.baseline.ratio * 100).toFixed(0)}%)`
+      : "")
+  );
+}
+
+/** The builds of `order` as the results name them: `server`, `control`, the compared build's commit. */
+function namesOf(order: readonly Build[], options: ThroughputOptions): string[] {
+  return order.map((build) => (build === "baseline" ? (options.baseline?.name ?? build) : build));
 }
 
 /** A process measured in each turn: the ceiling, or a build's server. */
@@ -282,21 +421,13 @@ interface MeasuredSide {
   readonly ask: (scenario: Scenario) => HttpPost | undefined;
 }
 
-/** The builds a run starts, in the order of a run that is not reversed. */
-function buildsOf(options: ThroughputOptions): Build[] {
+/** The builds a run starts, this build's first: the order of a row where it starts first. */
+export function buildsOf(options: { readonly control?: boolean; readonly baseline?: unknown }): Build[] {
   return [
     "server",
     ...(options.control ? ["control" as const] : []),
     ...(options.baseline ? ["baseline" as const] : []),
   ];
-}
-
-/**
- * The order the servers start in: the one started first cost more in 5 of 6 runs, so a run starts them
- * one way or the other (the bench picks which at random and prints it), never always this build first.
- */
-export function startOrder(builds: readonly Build[], reversed: boolean): Build[] {
-  return reversed ? [...builds].reverse() : [...builds];
 }
 
 /**
@@ -309,7 +440,7 @@ export function turnOrder<T>(sides: readonly T[], turn: number): T[] {
 }
 
 /** The request a scenario asks, whatever its era. */
-function requestOf(scenario: Scenario): string {
+function requestOf(scenario: { readonly id: string; readonly era: Era }): string {
   return scenario.id.slice(0, -scenario.era.length - 1);
 }
 

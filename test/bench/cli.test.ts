@@ -221,6 +221,10 @@ describe("npm run bench", () => {
       ["--only", "scale", "--control"],
       "bench: --control measures a second copy in the throughput part only: add throughput to --only",
     ],
+    [
+      ["--start-order", "random"],
+      'bench: --start-order: "random" is not one of alternate, this-first, other-first',
+    ],
     // Written once every part had run: minutes in, in Node's words (ENOTDIR).
     [
       ["--out", "/dev/null/latest.json"],
@@ -229,7 +233,7 @@ describe("npm run bench", () => {
     // Node's own text, once: "Unknown option '--bogus'", no valid option named.
     [
       ["--bogus"],
-      "bench: unknown option --bogus; valid: --only, --seconds, --sizes, --connections, --out, --update-docs, --compare, --control, --cap-seconds, --warm-up-seconds, --corpus, --requests, --hostile-kind, --help (-h)",
+      "bench: unknown option --bogus; valid: --only, --seconds, --sizes, --connections, --out, --update-docs, --compare, --control, --start-order, --cap-seconds, --warm-up-seconds, --corpus, --requests, --hostile-kind, --help (-h)",
     ],
   ])(
     "refuses a mistaken option before it runs anything, with its message alone: %j",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LoadResult } from "../../bench/load.js";
 import { type BenchResults, cpuSpread, formatMarkdown, type Spread } from "../../bench/report.js";
-import { type Side, startOrder, type ThroughputRow, turnOrder } from "../../bench/throughput.js";
+import { type Side, type ThroughputRow, turnOrder } from "../../bench/throughput.js";
 import { TEST_MACHINE } from "./machine.js";
 
 const SIDES: readonly Side[] = ["ceiling", "baseline", "control", "server"];
@@ -31,12 +31,6 @@ describe("the throughput bench's turns", () => {
       // Over an even count of turns, each goes first in half of them.
       expect(firsts.filter(Boolean)).toHaveLength(3);
     }
-  });
-
-  it("start the servers in the order drawn for the run, this build first or last", () => {
-    const builds = ["server", "control", "baseline"] as const;
-    expect(startOrder(builds, false)).toEqual(["server", "control", "baseline"]);
-    expect(startOrder(builds, true)).toEqual(["baseline", "control", "server"]);
   });
 });
 
