@@ -306,7 +306,10 @@ export async function measureHostile(options: HostileOptions): Promise<HostileRo
       // came first read them cold, and the build compared against seemed 30-40% faster on sparse files.
       const audit = await measureAudit(dir, options);
       const { start, baselineStart, startOrder } = await measureStarts(dir, options, compared);
-      if (baselineStart !== undefined) compared++;
+      if (startOrder !== undefined) {
+        compared++;
+        options.progress(`  started in this order: ${startOrder.join(", ")}`);
+      }
       rows.push({
         kind: hostile.kind,
         size: step.size,
