@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, {
   type FastifyBaseLogger,
@@ -94,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onProtoPoisoning: PROTO_POISONING,
     onConstructorPoisoning: PROTO_POISONING,
   });
+  answerPipelinedAfterHalfClose(app.server);
   app.server.on("checkExpectation", expectationFailed(metrics));
   // Before Fastify's own listener, which may answer the request at once.
   app.server.prependListener("request", unframed.came);
@@ -139,6 +141,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Last, so that the answer to no route has every hook above.
   await app.register(notFoundBeforeBody);
   return app;
+}
+
+/**
+ * A client that sends its requests and then shuts down its side of the connection (a pipelining script,
+ * `nc -N`) gets every answer, the connection closing after the last. Node's default ends the connection as
+ * the client's side ends, and an answer not yet written when that end arrived was lost: such a client got
+ * the answers already written or none at all. `httpAllowHalfOpen` is Node's own switch (undocumented, on
+ * `http.Server` since its start) that marks the last answer queued as the connection's last instead.
+ */
+function answerPipelinedAfterHalfClose(server: Server): void {
+  Object.assign(server, { httpAllowHalfOpen: true });
 }
 
 /**

@@ -661,7 +661,7 @@ function rawAnswers(url: string, request: string): Promise<string> {
     });
     socket.on("error", reject);
     socket.on("close", () => resolve(answer));
-    // Not ended: a client that half-closes is answered only the request in hand. The server closes it.
+    // Not ended: the server closes it, after its answers (or its refusal).
     socket.write(Buffer.from(request, "latin1"));
   });
 }

@@ -1,0 +1,89 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
+import { type RunningServer, startServer } from "../helpers/server.js";
+
+let tree: StandardCatalog;
+let server: RunningServer;
+beforeAll(async () => {
+  tree = await makeStandardCatalog();
+  server = await startServer(tree.skillsDir);
+});
+afterAll(async () => {
+  await server.close();
+  await tree.remove();
+});
+
+/** A POST /mcp of `body`, whole, as a pipelining client writes it. */
+function mcpPost(body: unknown): string {
+  const text = JSON.stringify(body);
+  return (
+    "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+    `Accept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`
+  );
+}
+
+/** A call of read_skill: answered after a read of its file, so never within the turn its request came in. */
+const readSkill = (id: number) =>
+  mcpPost({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "read_skill", arguments: { name: "one" } },
+  });
+
+const health = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+
+/**
+ * Writes `requests` on a raw connection, then, when `halfClose`, shuts down the client's side as
+ * `nc -N` does, keeping the other open to read; resolves with all that arrived once the server closes it.
+ */
+function exchange(requests: string, { halfClose }: { halfClose: boolean }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({
+      port: Number(new URL(server.url).port),
+      host: "127.0.0.1",
+      allowHalfOpen: true,
+    });
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString("latin1");
+    });
+    socket.on("error", reject);
+    socket.on("end", () => socket.end());
+    socket.on("close", () => resolve(answer));
+    if (halfClose) socket.end(requests);
+    else socket.write(requests);
+  });
+}
+
+/** The status lines of the answers in `answer`, in order. */
+function statusLines(answer: string): string[] {
+  return answer.match(/HTTP\/1\.1 \d{3} [^\r]*(?=\r\n)/g) ?? [];
+}
+
+/** The JSON-RPC ids the answers in `answer` carry, in order. */
+function answeredIds(answer: string): number[] {
+  return [...answer.matchAll(/"id":(\d+)\}/g)].map(([, id]) => Number(id));
+}
+
+// Regression: Node ends a connection as its client's side ends, so the answers not yet written then were
+// lost: a client that wrote three reads of a skill and shut down its side got none of them.
+describe("a client that pipelines requests, then shuts down its side of the connection", () => {
+  it("gets every answer, in order, and then the connection closes", async () => {
+    const answer = await exchange(readSkill(1) + readSkill(2) + readSkill(3), { halfClose: true });
+    expect(statusLines(answer)).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK"]);
+    expect(answeredIds(answer)).toEqual([1, 2, 3]);
+  });
+
+  it("gets every answer of requests to several routes", async () => {
+    const answer = await exchange(readSkill(7) + health + readSkill(8), { halfClose: true });
+    expect(statusLines(answer)).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK"]);
+    expect(answer).toContain('"status":"ok"');
+    expect(answeredIds(answer)).toEqual([7, 8]);
+  });
+
+  it("with nothing pending, has its connection closed at once", async () => {
+    expect(await exchange("", { halfClose: true })).toBe("");
+  });
+});
