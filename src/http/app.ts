@@ -26,6 +26,7 @@ import { continueOnceBodyIsRead } from "./expect-continue.js";
 import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
 import { failureIn, JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
+import { LINGER_BOUNDS, LingeringCloses } from "./lingering-close.js";
 import { limitsPassed } from "./mcp-guards.js";
 import { type McpCall, mcpRoutes } from "./mcp-route.js";
 import { Metrics, metricsRoutes } from "./metrics.js";
@@ -40,6 +41,8 @@ interface AppDeps {
   readonly readiness?: Readiness;
   /** Skills a high finding of the audit makes unsafe: left out, or served as UNSAFE_SKILLS=serve asked. */
   readonly unsafeSkills?: { readonly leftOut: number; readonly served: number };
+  /** The connections closed lingering after a refused body; by default under LINGER_BOUNDS. */
+  readonly lingering?: LingeringCloses;
 }
 
 /** The HTTP app: `/mcp`, `/health` and `/metrics`. Never listens and never reads the environment. */
@@ -51,6 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // gone, logged as the 413 it never read, not as a request cut short.
   const draining = new WeakSet<Socket>();
   const unframed = new UnframedRequests();
+  const lingering = deps.lingering ?? new LingeringCloses(LINGER_BOUNDS);
   const app = Fastify({
     loggerInstance: deps.logger,
     // One log line per request, written by the onResponse hook below with the tool and the scope.
@@ -81,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       metrics,
       draining,
       unframed,
+      lingering,
     ),
     // `/mcp/` is a common way to write the endpoint's address.
     routerOptions: { ignoreTrailingSlash: true },
@@ -126,7 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const logsEveryRequest = deps.logger.level === "debug" || deps.logger.level === "trace";
   app.addHook("onResponse", answerRecorder(metrics, logsEveryRequest));
 
-  app.setErrorHandler(errorHandler(settings, metrics, draining));
+  app.setErrorHandler(errorHandler(settings, metrics, draining, lingering));
 
   await app.register(mcpRoutes, { mcp: deps.mcp, settings, metrics });
   await app.register(healthRoutes, {
@@ -257,9 +262,16 @@ function errorHandler(
   settings: HttpSettings,
   metrics: Metrics,
   draining: WeakSet<Socket>,
+  lingering: LingeringCloses,
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<void> {
-  const answer = errorAnswer(settings);
+  const errorAnswered = errorAnswer(settings);
   const bounds = drainBounds(settings.maxBodyBytes, settings.requestTimeoutMs);
+  // A body refused with part of it still to come closes its connection lingering (see LingeringCloses).
+  const answer = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    if (error.code === BODY_TOO_LARGE && !request.raw.complete)
+      lingering.closeAfterAnswer(request.raw.socket);
+    return errorAnswered(error, request, reply);
+  };
   return (error, request, reply) => {
     // Answered once the rest of the body is read (see drained): answered at once, the connection closed
     // with it unread, and a client still writing it was reset before it read the 413.

@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { quoted } from "../shared/index.js";
 import { JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
+import type { LingeringCloses } from "./lingering-close.js";
 import type { Metrics } from "./metrics.js";
 
 /**
@@ -17,11 +18,14 @@ export function clientErrorHandler(
   metrics: Metrics,
   draining: WeakSet<Socket>,
   unframed: UnframedRequests,
+  lingering: LingeringCloses,
 ) {
   return (error: Error & { code?: string; reason?: string }, socket: Socket): void => {
     // A reset connection has no one left to answer; one whose refused body was being read is logged and
     // counted as the 413 it no longer reads (see errorHandler in app.ts), not as a request cut short.
     if (error.code === "ECONNRESET" || socket.destroyed) return;
+    // Answered, and read only to be thrown away (a body's rest, a request's timeout): its bounds close it.
+    if (lingering.has(socket)) return;
     // Its route has answered it, logged and counted: a second answer would be read as that of the next request.
     if (draining.has(socket) || (error.code === NOT_CHUNKED_LAST && unframed.written(socket))) {
       socket.destroy(error);

@@ -5,7 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { afterAll, beforeAll } from "vitest";
 import type { HttpSettings } from "../../src/config/index.js";
-import { buildApp } from "../../src/http/index.js";
+import { buildApp, type LingeringCloses } from "../../src/http/index.js";
 import { loadStartupConfig, mcpDepsFor, type Prepared, prepare } from "../../src/startup/index.js";
 import { TEST_ENV } from "./process.js";
 import { makeTree, type TempTree, type TreeEntry } from "./skill-tree.js";
@@ -60,13 +60,15 @@ export function httpSettings(env: Record<string, string> = {}): HttpSettings {
 
 /**
  * Prepares `dir` and serves it on 127.0.0.1 on a free port, as main.ts would: `packs` as SKILL_PACKS,
- * `settings` the HTTP edge's, `env` any other setting (PROMPTS, UNSAFE_SKILLS…) as the environment gives it.
+ * `settings` the HTTP edge's, `env` any other setting (PROMPTS, UNSAFE_SKILLS…) as the environment gives it,
+ * `lingering` the connections closed lingering after a refused body, to see them and bound them.
  */
 export async function startServer(
   dir: string,
   packs: readonly string[] = [],
   settings: HttpSettings = httpSettings(),
   env: Record<string, string> = {},
+  lingering?: LingeringCloses,
 ): Promise<RunningServer> {
   const config = loadStartupConfig({ ...env, SKILLS_DIR: dir, SKILL_PACKS: packs.join(",") });
   const silent = pino({ level: "silent" });
@@ -78,6 +80,7 @@ export async function startServer(
     logger: silent,
     settings,
     unsafeSkills: prepared.unsafeSkills,
+    lingering,
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
