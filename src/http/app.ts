@@ -20,6 +20,7 @@ import {
   expectationFailed,
   getOnly,
   notFound,
+  PipelinedAnswers,
   UnframedRequests,
 } from "./client-errors.js";
 import { continueOnceBodyIsRead } from "./expect-continue.js";
@@ -55,6 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const draining = new WeakSet<Socket>();
   const unframed = new UnframedRequests();
   const lingering = deps.lingering ?? new LingeringCloses(LINGER_BOUNDS);
+  const pipelined = new PipelinedAnswers();
   const app = Fastify({
     loggerInstance: deps.logger,
     // One log line per request, written by the onResponse hook below with the tool and the scope.
@@ -86,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       draining,
       unframed,
       lingering,
+      pipelined,
     ),
     // `/mcp/` is a common way to write the endpoint's address.
     routerOptions: { ignoreTrailingSlash: true },
@@ -104,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.server.on("checkExpectation", expectationFailed(metrics));
   // Before Fastify's own listener, which may answer the request at once.
   app.server.prependListener("request", unframed.came);
+  app.server.prependListener("request", pipelined.came);
   app.server.on("connect", connectRefused(deps.logger, metrics));
   continueOnceBodyIsRead(app.server);
 

@@ -19,6 +19,7 @@ export function clientErrorHandler(
   draining: WeakSet<Socket>,
   unframed: UnframedRequests,
   lingering: LingeringCloses,
+  pipelined: PipelinedAnswers,
 ) {
   return (error: Error & { code?: string; reason?: string }, socket: Socket): void => {
     // A reset connection has no one left to answer; one whose refused body was being read is logged and
@@ -33,13 +34,64 @@ export function clientErrorHandler(
     }
     // Its route answers it, once those sent before it are answered, and Node then closes the connection.
     if (error.code === NOT_CHUNKED_LAST && unframed.answered(socket)) return;
-    const [status, message] = describe(error, requestTimeoutMs);
-    // No request was read, so no method, path or forwarded address: the connection's peer is the client.
-    logger.info({ status, code: error.code, remoteAddress: socket.remoteAddress }, "request");
-    metrics.recordHttp(undefined, undefined, status);
-    if (socket.writable) socket.write(rawAnswer(status, message));
-    socket.destroy(error);
+    // Node goes on failing each byte that comes after its error: the refusal is sent once.
+    if (pipelined.refusing(socket)) return;
+    const refuse = (): void => {
+      const [status, message] = describe(error, requestTimeoutMs);
+      // No request was read, so no method, path or forwarded address: the connection's peer is the client.
+      logger.info({ status, code: error.code, remoteAddress: socket.remoteAddress }, "request");
+      metrics.recordHttp(undefined, undefined, status);
+      if (socket.writable) socket.write(rawAnswer(status, message));
+      socket.destroy(error);
+    };
+    const before = pipelined.unwritten(socket);
+    if (before === undefined) {
+      refuse();
+      return;
+    }
+    // Written at once, the refusal was read as the answer to a request sent before it, whose own answer
+    // the close then cut off.
+    before.once("finish", refuse);
+    before.once("close", () => {
+      if (!before.writableFinished) socket.destroy(error);
+    });
   };
+}
+
+/**
+ * The answers of the requests pipelined on each connection, so that an error Node meets in what comes
+ * after them (a header too large, bytes that are not HTTP, a body's chunk that is not one) is answered
+ * after them, as the client reads answers: in the order of its requests.
+ */
+export class PipelinedAnswers {
+  readonly #last = new WeakMap<Socket, ServerResponse>();
+  /** The answer queued before each answer not yet written, while that one is not written either. */
+  readonly #before = new WeakMap<ServerResponse, ServerResponse>();
+  readonly #refusing = new WeakSet<Socket>();
+
+  /** Told of every request as it comes, before its route. */
+  readonly came = ({ socket }: IncomingMessage, response: ServerResponse): void => {
+    const before = this.#last.get(socket);
+    if (before !== undefined && !before.writableFinished) this.#before.set(response, before);
+    this.#last.set(socket, response);
+  };
+
+  /**
+   * The last answer on `socket` that its refusal must follow, when it is not written yet: that of the last
+   * request, or, when the error is in that request's own body (it is not complete), that of the one before.
+   */
+  unwritten(socket: Socket): ServerResponse | undefined {
+    const last = this.#last.get(socket);
+    const answered = last === undefined || last.req.complete ? last : this.#before.get(last);
+    return answered === undefined || answered.writableFinished || answered.destroyed ? undefined : answered;
+  }
+
+  /** Whether `socket`'s refusal is already decided on, marking it so. */
+  refusing(socket: Socket): boolean {
+    if (this.#refusing.has(socket)) return true;
+    this.#refusing.add(socket);
+    return false;
+  }
 }
 
 /**

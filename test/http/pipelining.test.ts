@@ -87,3 +87,46 @@ describe("a client that pipelines requests, then shuts down its side of the conn
     expect(await exchange("", { halfClose: true })).toBe("");
   });
 });
+
+// Regression: Node's errors in what came after pipelined requests (only a Transfer-Encoding not ended by
+// chunked was answered in order) were answered at once, and the connection closed: the refusal was read
+// as the answer to a request before it, whose own answer never came.
+describe("an error in a request pipelined after others", () => {
+  const chunkedHead =
+    "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+    "Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const errors: [string, string, string][] = [
+    [
+      "a header with a space in its name",
+      "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x\r\n\r\n",
+      "400",
+    ],
+    [
+      "headers too large",
+      `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+      "431",
+    ],
+    ["bytes that are not HTTP", "NOT HTTP AT ALL\r\n\r\n", "400"],
+    [
+      "a Content-Length that is no number",
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n",
+      "400",
+    ],
+    ["a body's chunk that is not one", `${chunkedHead}zz\r\n`, "400"],
+  ];
+
+  it.each(errors)(
+    "%s: its refusal comes after the answers to the requests before it",
+    async (_what, bad, status) => {
+      const answer = await exchange(health + readSkill(1) + readSkill(2) + bad, { halfClose: false });
+      expect(statusLines(answer).map((line) => line.split(" ")[1])).toEqual(["200", "200", "200", status]);
+      expect(answeredIds(answer)).toEqual([1, 2]);
+      expect(answer).toMatch(/\r\nConnection: close\r\n/);
+    },
+  );
+
+  it("alone on its connection, is refused at once as before", async () => {
+    const answer = await exchange("NOT HTTP AT ALL\r\n\r\n", { halfClose: false });
+    expect(statusLines(answer)).toEqual(["HTTP/1.1 400 Bad Request"]);
+  });
+});
