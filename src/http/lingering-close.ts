@@ -4,7 +4,7 @@ import type { Socket } from "node:net";
 export interface LingerBounds {
   /** The most a connection lingers in all, from its answer on. */
   readonly totalMs: number;
-  /** The most it lingers without a byte from its client. */
+  /** The most it lingers without a byte from its client (checked every quarter of it, so up to 1.25 times). */
   readonly idleMs: number;
   /** The most connections lingering at once; past it, one closes at once, as without lingering. */
   readonly most: number;
@@ -44,7 +44,7 @@ export class LingeringCloses {
   /**
    * Makes the close of `socket` after the answer in hand, which closes it (`Connection: close`), a lingering
    * one. Node closes such a connection through `destroySoon` once its last answer is written: that is the
-   * moment taken over, for this socket alone. While `most` linger, it closes at once, as Node closes it.
+   * moment taken over, for this socket alone. Once `most` linger, it closes at once, as Node closes it.
    */
   closeAfterAnswer(socket: Socket): void {
     socket.destroySoon = () => {
