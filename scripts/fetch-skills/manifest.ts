@@ -375,6 +375,16 @@ function checkFolder(value: string, key: string, fail: Report): string | undefin
     fail(key, `${what} ${quoted(value)} must not climb out with ".."`);
     return undefined;
   }
+  // A folder named with such a space is not reachable as path or extra: its parent folder is (name that).
+  const lookalike = lookalikeSpace(value);
+  if (lookalike !== undefined) {
+    fail(
+      key,
+      `${what} ${quoted(value)} holds ${lookalike}: write a plain space (U+0020), the only space a folder ` +
+        "path may hold, or name the folder that holds this one",
+    );
+    return undefined;
+  }
   const gitFolder = value.split("/").find(readsAsDotGit);
   if (gitFolder !== undefined) {
     fail(
@@ -441,10 +451,9 @@ function problemOfRepo(repo: string): string | undefined {
  * one, and a space before `https://` makes the whole a `host:path`). A local path may hold spaces.
  */
 function problemOfSpaces(repo: string, local: boolean): string | undefined {
-  const lookalike = /[^\P{Zs} ]/u.exec(repo)?.[0];
+  const lookalike = lookalikeSpace(repo);
   if (lookalike !== undefined) {
-    const code = lookalike.codePointAt(0) ?? 0;
-    return `holds ${describeCharacter(code)}, a space that reads as " " in a review but is another character to git: write a plain space, in a local path only`;
+    return `holds ${lookalike}: write a plain space, in a local path only`;
   }
   if (!local && repo.includes(" ")) {
     return (
@@ -453,6 +462,18 @@ function problemOfSpaces(repo: string, local: boolean): string | undefined {
     );
   }
   return undefined;
+}
+
+/**
+ * The first space in `text` that is not U+0020 (a no-break space, an em space, an ideographic space), said
+ * as what it is and why it is refused, or undefined when there is none: a one-line review reads it as " ",
+ * and git as another character, so `skills\u00A0x` is read as `skills x` and fetched as another folder.
+ */
+function lookalikeSpace(text: string): string | undefined {
+  const code = /[^\P{Zs} ]/u.exec(text)?.[0]?.codePointAt(0);
+  return code === undefined
+    ? undefined
+    : `${describeCharacter(code)}, a space that reads as " " in a review but is another character to git`;
 }
 
 /**

@@ -457,7 +457,7 @@ describe("skills.toml values that hide or reorder text", () => {
   };
 
   /** The problems parseManifest reports for one source of `plain` values with `changed` put in. */
-  const problemsOf = (changed: Readonly<Record<string, string | string[]>>): readonly string[] => {
+  const problemsOf = (changed: Readonly<Record<string, string | readonly string[]>>): readonly string[] => {
     const lines = Object.entries({ ...plain, ...changed }).map(
       ([key, value]) => `${key} = ${JSON.stringify(value)}`,
     );
@@ -542,5 +542,27 @@ describe("skills.toml values that hide or reorder text", () => {
         'repo "/srv/my\u00a0skills" holds U+00A0, a space that reads as " " in a review',
       ),
     ]);
+  });
+
+  // Regression: a path or extra took them, so `skills\u00A0x` read as `skills x` in a one-line review while
+  // the fetcher took another folder; a plain space is still a folder's to hold.
+  it.each([
+    ["path", "U+00A0", "skills\u00a0x", "path", 5],
+    ["path", "U+2009", "skills\u2009x", "path", 5],
+    ["extras", "U+3000", ["shared", "common\u3000docs"], "extra", 6],
+  ] as const)(
+    "refuses in %s a space other than U+0020 (%s), saying which and what to write",
+    (key, code, value, what, line) => {
+      const shown = JSON.stringify(Array.isArray(value) ? value[1] : value);
+      expect(problemsOf({ [key]: value })).toEqual([
+        `skills.toml:${line}: source "ok": ${what} ${shown} holds ${code}, a space that reads as " " in a review but ` +
+          "is another character to git: write a plain space (U+0020), the only space a folder path may hold, or " +
+          "name the folder that holds this one",
+      ]);
+    },
+  );
+
+  it("takes a plain space in a path and an extra", () => {
+    expect(problemsOf({ path: "my skills", extras: ["shared docs"] })).toEqual([]);
   });
 });
