@@ -91,6 +91,18 @@ const selects = (selector: Record<string, string> | undefined, labels: Record<st
   Object.keys(selector).length > 0 &&
   Object.entries(selector).every(([key, value]) => labels[key] === value);
 
+/** The kubelet's defaults for a container's log: `containerLogMaxFiles` files of `containerLogMaxSize`. */
+const KUBELET_LOG_FILES = 5;
+const KUBELET_LOG_FILE_MIB = 10;
+
+/** A Kubernetes quantity of bytes (`64Mi`, `1Gi`, `500M`) in MiB. */
+function mebibytes(quantity: string): number {
+  const match = /^(\d+)(Ki|Mi|Gi|k|M|G)?$/.exec(quantity);
+  expect(match, quantity).not.toBeNull();
+  const units: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, k: 1e3, M: 1e6, G: 1e9 };
+  return (Number(match?.[1]) * (units[match?.[2] ?? ""] ?? 1)) / 2 ** 20;
+}
+
 async function hasKubectl(): Promise<boolean> {
   try {
     await run("kubectl", ["version", "--client"]);
@@ -173,6 +185,14 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
     }
   });
 
+  // Regression: a new pod counted as available the moment it was first ready, so a revision that turned
+  // unready seconds later (its memory limit met on the first requests) had replaced every old pod already.
+  it("counts a new pod as available only once it has stayed ready through two readiness periods", () => {
+    const probe = deployment.spec?.template.spec?.containers[0]?.readinessProbe;
+    const leavesAfterSeconds = (probe?.periodSeconds ?? 10) * (probe?.failureThreshold ?? 3);
+    expect(deployment.spec?.minReadySeconds ?? 0).toBeGreaterThanOrEqual(leavesAfterSeconds);
+  });
+
   // 50k skills without a saved index listen after 36 s on two idle cores (docs/performance.md), and the
   // startup probe allowed 30 s: such a pod was restarted before it could serve, over and over.
   it("gives a start on a large catalog without a saved index time to listen, with room for a slower node", () => {
@@ -242,6 +262,20 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
       cpu: expect.any(String),
     });
     expect(resources?.limits).toMatchObject({ memory: expect.stringMatching(/Mi$/) });
+  });
+
+  // Regression: no ephemeral-storage request, so a node's disk was not counted for the pod's log, and no
+  // limit, so nothing bounded it. The server writes no file (read-only root, no writable volume): the log the
+  // kubelet keeps is all it takes, by default 5 files of 10 MiB.
+  it("requests the disk its log takes as the kubelet keeps it, and limits it well above that", () => {
+    const container = deployment.spec?.template.spec?.containers[0];
+    const keptLog = KUBELET_LOG_FILES * KUBELET_LOG_FILE_MIB;
+    const requested = mebibytes(String(container?.resources?.requests?.["ephemeral-storage"] ?? "0"));
+    const limit = mebibytes(String(container?.resources?.limits?.["ephemeral-storage"] ?? "0"));
+    expect(requested).toBeGreaterThanOrEqual(keptLog);
+    expect(limit).toBeGreaterThanOrEqual(2 * requested);
+    expect(container?.securityContext?.readOnlyRootFilesystem).toBe(true);
+    expect(container?.volumeMounts?.filter((mount) => mount.readOnly !== true) ?? []).toEqual([]);
   });
 
   it("runs as uid 1000, non-root, read-only, without privilege escalation or capabilities", () => {
@@ -396,6 +430,22 @@ describe.skipIf(!kubectl).each([MAIN, ...OVERLAYS])("the optional components, ad
     expect(deployment.spec?.replicas).toBeUndefined();
   });
 
+  // Regression: no behavior, so Kubernetes' default scale-down (100% every 15 s, after 5 minutes) took every
+  // replica a burst added away at once, and a load that had only paused met 2 pods.
+  it("scales down slowly after a burst: a stabilization window, then one replica a minute at most", async () => {
+    const objects = await renderWith(dir, ["deploy/components/autoscaler"]);
+    const scaleDown = only(objects, "HorizontalPodAutoscaler", HorizontalPodAutoscaler).spec?.behavior
+      ?.scaleDown;
+    expect(scaleDown?.stabilizationWindowSeconds).toBeGreaterThanOrEqual(60);
+    expect(scaleDown?.selectPolicy).not.toBe("Disabled");
+    expect(scaleDown?.policies?.length).toBeGreaterThan(0);
+    for (const policy of scaleDown?.policies ?? []) {
+      expect(policy.type).toBe("Pods");
+      expect(policy.value).toBe(1);
+      expect(policy.periodSeconds).toBeGreaterThanOrEqual(60);
+    }
+  });
+
   it("creates the namespace it deploys to, when asked", async () => {
     const objects = await renderWith(dir, ["deploy/components/namespace"]);
     expect(only(objects, "Namespace", Namespace).metadata?.name).toBe("flow");
@@ -473,5 +523,51 @@ describe.skipIf(!kubectl)("the API keys Secret, mounted as docs/deployment.md sa
     const keysFile = container?.env?.find(({ name }) => name === "API_KEYS_FILE")?.value;
     expect(keysFile).toBe(`${mount?.mountPath}/${created?.[2]}`);
     expect(container?.securityContext?.readOnlyRootFilesystem).toBe(true);
+  });
+});
+
+/**
+ * The Kubernetes release from which each field, API version or well-known label the manifests may use is
+ * there and on by default. On an older cluster, `kubectl apply` refuses a field the API server does not know
+ * (strict field validation), and the server drops one it knows behind a feature gate that is off.
+ */
+const SINCE: Readonly<Record<string, string>> = {
+  matchLabelKeys: "1.27",
+  unhealthyPodEvictionPolicy: "1.27",
+  "ephemeral-storage": "1.25",
+  "autoscaling/v2": "1.23",
+  "kubernetes.io/metadata.name": "1.22",
+  "policy/v1": "1.21",
+  startupProbe: "1.20",
+  seccompProfile: "1.19",
+  topologySpreadConstraints: "1.19",
+};
+
+/** Every key and string value in `value`, at any depth. */
+function namesIn(value: unknown, found: Set<string> = new Set()): Set<string> {
+  if (typeof value === "string") found.add(value);
+  else if (Array.isArray(value)) for (const item of value) namesIn(item, found);
+  else if (typeof value === "object" && value !== null) {
+    for (const [key, item] of Object.entries(value)) namesIn(item, found.add(key));
+  }
+  return found;
+}
+
+const minor = (version: string) => Number(version.split(".")[1]);
+
+// The manifests named no Kubernetes version: on 1.25 and 1.26 the spread's matchLabelKeys and the budget's
+// unhealthyPodEvictionPolicy were silently dropped, and before that `kubectl apply` refused them.
+describe.skipIf(!kubectl)("the Kubernetes version docs/deployment.md names", () => {
+  it("is at least the newest that a field of the manifests, with every component, needs", async () => {
+    const named = /\*\*Kubernetes version\.\*\*[^*]*?Kubernetes (1\.\d+) or later/.exec(
+      await readFile(DEPLOYMENT_DOC, "utf8"),
+    )?.[1];
+    expect(named).toBeDefined();
+    const used = new Set<string>();
+    for (const dir of [MAIN, ...OVERLAYS]) namesIn(await renderWith(dir, COMPONENTS), used);
+    const needs = Object.entries(SINCE).filter(([name]) => used.has(name));
+    expect(needs.map(([name]) => name)).toContain("matchLabelKeys");
+    for (const [name, since] of needs)
+      expect(minor(named ?? "1.0"), name).toBeGreaterThanOrEqual(minor(since));
   });
 });
