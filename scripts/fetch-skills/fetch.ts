@@ -62,9 +62,7 @@ export async function checkoutSource(
 ): Promise<Checkout> {
   const store = storeFolder(storesDir, source.repo);
   const guard = <T>(what: string, step: () => Promise<T>) => withGitMessage(source.name, what, step);
-  const { storeGit, created } = await guard("cannot prepare its git store", () =>
-    openStore(store, source.repo, signal),
-  );
+  const { storeGit, created } = await guard("cannot prepare its git store", () => openStore(store, signal));
   const most = { files: CHECKOUT_FACTOR * limits.files, bytes: CHECKOUT_FACTOR * limits.bytes };
   const fetching = { store, created, signal, most: most.bytes };
   const { method, commit } = await fetchCommit(storeGit, source, fetching, guard);
@@ -215,10 +213,14 @@ async function notThePin(storeGit: SimpleGit, ref: string, head: string): Promis
     : `checked out ${head}, not the pinned ${ref}`;
 }
 
-/** The store's git, and whether the store was made just now (then it holds no commit yet). */
+/**
+ * The store's git, and whether the store was made just now (then it holds no commit yet). The store names
+ * no remote: each fetch names the source's URL, the one the store is kept for. A `remote.origin.url` was a
+ * git process of every new store of its own, one more when a run stopped before it, and wrote a URL's
+ * credentials into the store's config, in the build cache. (A store made before still names one, unread.)
+ */
 async function openStore(
   store: string,
-  repo: string,
   signal: AbortSignal | undefined,
 ): Promise<{ storeGit: SimpleGit; created: boolean }> {
   const exists = await access(path.join(store, "HEAD")).then(
@@ -229,8 +231,6 @@ async function openStore(
   const storeGit = gitAt(store, signal);
   if (!exists) await storeGit.init(true);
   await keepBlobsAsTheyAre(store);
-  // Writes or overwrites, so a store that a run stopped right after its init still gets its remote.
-  if (!exists || !(await namesRemote(store, repo))) await storeGit.raw(["config", "remote.origin.url", repo]);
   // Work trees left behind by an interrupted run would block nothing, but they pile up (in `worktrees`).
   if (exists && (await isFolder(path.join(store, "worktrees")))) await storeGit.raw(["worktree", "prune"]);
   return { storeGit, created: !exists };
@@ -249,19 +249,6 @@ const BLOBS_AS_THEY_ARE = "* -text -ident -filter -working-tree-encoding !eol\n"
 async function keepBlobsAsTheyAre(store: string): Promise<void> {
   await makeFolder(path.join(store, "info"));
   await writeFile(path.join(store, "info", "attributes"), BLOBS_AS_THEY_ARE);
-}
-
-/**
- * Whether the store's config file gives its remote `repo` and no other URL, as `git config` writes it: the
- * same `config` would change nothing. A value git would quote or escape reads as no, and is written again.
- */
-async function namesRemote(store: string, repo: string): Promise<boolean> {
-  const lines = await readFile(path.join(store, "config"), "utf8").then(
-    (text) => text.split("\n"),
-    (): string[] => [],
-  );
-  const urls = lines.filter((line) => /^\s*url\s*=/.test(line));
-  return lines.includes('[remote "origin"]') && urls.length === 1 && urls[0] === `\turl = ${repo}`;
 }
 
 async function isFolder(folder: string): Promise<boolean> {
@@ -299,8 +286,8 @@ async function fetchCommit(
   const cached = fetching.created ? undefined : await commitOf(storeGit, source.ref);
   if (cached !== undefined) return { method: "cached", commit: cached };
   try {
-    // A commit's id, with no `:<ref>` to write and no `fetch` refspec of the remote's: it moves no ref.
-    await fetchWithin(fetching, source, false, ["--no-tags", "--depth=1", "origin", source.ref]);
+    // A commit's id, with no `:<ref>` to write, from a URL (no remote's `fetch` refspec): it moves no ref.
+    await fetchWithin(fetching, source, false, ["--no-tags", "--depth=1", source.repo, source.ref]);
   } catch (error) {
     if (error instanceof SourceError) throw error;
     if (!(error instanceof GitError) || !REFUSED_UNADVERTISED.test(error.message)) {
@@ -316,7 +303,7 @@ async function fetchCommit(
         // A branch or tag gone upstream is gone here too: one renamed `x` to `x/y` (or back) made every later
         // full fetch into a cached store fail ("cannot lock ref … 'refs/tags/x' exists"), for good.
         "--prune",
-        "origin",
+        source.repo,
         "+refs/heads/*:refs/remotes/origin/*",
         "+refs/tags/*:refs/tags/*",
       ]),
@@ -365,7 +352,7 @@ async function refuseManyRefs(fetching: Fetching, source: SkillSource): Promise<
   // A line: an object id (64 characters for SHA-256), a tab and the ref's name, which git bounds by PATH_MAX.
   const keep = 80 + 4096;
   const limits = { keep, maxBytes: (MAX_FULL_FETCH_REFS + 1) * keep, separator: "\n" as const };
-  const args = ["ls-remote", "--refs", "--heads", "--tags", "origin"];
+  const args = ["ls-remote", "--refs", "--heads", "--tags", source.repo];
   await gitRecords(fetching.store, args, fetching.signal, limits, () => {
     refs++;
     return refs <= MAX_FULL_FETCH_REFS;

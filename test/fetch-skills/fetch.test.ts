@@ -731,6 +731,11 @@ describe("fetch-skills: credentials in a repository URL", () => {
     const stores = await readdir(path.join(site, "cache"), { recursive: true });
     expect(stores.length).toBeGreaterThan(0);
     expect(stores.filter((entry) => entry.includes("ghp_SECRET"))).toEqual([]);
+    // Regression: the store's config named its remote by the URL, credentials and all, in the build cache.
+    const [store] = await readdir(path.join(site, "cache"));
+    expect(await readFile(path.join(site, "cache", store ?? "", "config"), "utf8")).not.toContain(
+      "ghp_SECRET",
+    );
     const written = await readFile(path.join(site, "skills/sources.json"), "utf8");
     expect(written).not.toContain("ghp_SECRET");
     expect(JSON.parse(written)).toMatchObject({
