@@ -456,8 +456,9 @@ describe("fetch-skills: the cache", () => {
   });
 
   // A run stopped between creating a store and naming its remote left a store that failed every later
-  // fetch ("'origin' does not appear to be a git repository"), a build cache that failed every build.
-  it("recovers a store that a stopped run left without its remote", async () => {
+  // fetch ("'origin' does not appear to be a git repository"), a build cache that failed every build. No
+  // store names a remote now, but one a run left just made must still be fetched into.
+  it("recovers a store that a stopped run left just made, without its remote", async () => {
     const site = await makeSite(tree.dir, [
       { name: "big", repo: big.url, ref: big.commits[0] ?? "", path: "skills" },
     ]);
