@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   Client,
@@ -6,8 +7,9 @@ import {
   type ResponseCacheStore,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { SKILLS_LIST_METHOD, SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici";
+import { quoted } from "../shared/index.js";
 import { answeredStatus } from "./describe-error.js";
 
 /** How to reach a server and in which scope, as an MCP client configured for it would. */
@@ -403,6 +405,11 @@ export const MAX_LISTING_BYTES = 512 * 1024 * 1024;
 interface ListingBudget {
   readonly bytes: number;
   left: number;
+  /**
+   * The SHA-256 of each cursor the listing asked with so far: a server whose pages lead back to one
+   * already read (`a` → `b` → `a`) would otherwise be walked to the last page allowed, each asked again.
+   */
+  readonly cursors: Set<string>;
 }
 
 const listingBudgets = new AsyncLocalStorage<ListingBudget>();
@@ -417,7 +424,44 @@ class ListingTooLargeError extends Error {
  * pages of large entries cannot make sync hold them all.
  */
 export async function listWithin<T>(bytes: number, list: () => Promise<T>): Promise<T> {
-  return listingBudgets.run({ bytes, left: bytes }, list);
+  return listingBudgets.run({ bytes, left: bytes, cursors: new Set() }, list);
+}
+
+/** A server's listing led back to a page it had already given. */
+class ListingLoopError extends Error {
+  override name = "ListingLoopError";
+}
+
+/**
+ * Throws when the request `body` (sync's own JSON-RPC, as the SDK sends it) asks `skills/list` for a
+ * cursor the listing already asked with; records the cursor otherwise.
+ */
+function askNoCursorTwice(budget: ListingBudget, body: unknown): void {
+  const cursor = listCursorOf(body);
+  if (cursor === undefined) return;
+  const key = createHash("sha256").update(cursor).digest("hex");
+  if (budget.cursors.has(key)) {
+    throw new ListingLoopError(
+      `the server's skills/list pages loop: after ${budget.cursors.size + 1} pages, its next cursor ${quoted(cursor)} is one an earlier page gave; no more of them was read`,
+    );
+  }
+  budget.cursors.add(key);
+}
+
+/** The cursor of a `skills/list` request's body, if it is one that asks with a cursor. */
+function listCursorOf(body: unknown): string | undefined {
+  if (typeof body !== "string" || !body.includes('"cursor"')) return undefined;
+  try {
+    const request: unknown = JSON.parse(body);
+    if (typeof request !== "object" || request === null || !("params" in request)) return undefined;
+    const { params } = request;
+    if (!("method" in request) || request.method !== SKILLS_LIST_METHOD) return undefined;
+    const cursor =
+      typeof params === "object" && params !== null && "cursor" in params ? params.cursor : undefined;
+    return typeof cursor === "string" ? cursor : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Takes `read` bytes from a listing's budget: false once it is spent. */
@@ -469,6 +513,7 @@ function cappedFetch(limit: number, inner: FetchLike): FetchLike {
     const within = answerLimits.getStore();
     const listing = listingBudgets.getStore();
     const cap = Math.min(limit, within?.bytes ?? limit);
+    if (listing !== undefined) askNoCursorTwice(listing, init?.body);
     const response = await inner(url, init);
     const declared = Number(response.headers.get("content-length") ?? 0);
     const tooLarge = () => {

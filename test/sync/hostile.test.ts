@@ -885,6 +885,38 @@ describe("memory", () => {
   });
 });
 
+// Regression: a listing whose cursors led back to a page already read (`a` → `b` → `a`) was walked to the
+// last of 20,000 pages, the same skills held again on each, and ended after minutes in whatever failed first
+// (a refused connection, as the test server's queue overflowed), naming no loop.
+describe("a listing whose pages loop", () => {
+  it.each(["modern", "legacy"] as const)(
+    "is refused at the first cursor asked twice, saying so (%s era)",
+    async (era) => {
+      const cursorsAsked: (string | undefined)[] = [];
+      server = await serveMcp(() => {
+        const mcp = hostileServer({ entries: [GOOD.entry], files: GOOD.files, reads: [] })();
+        mcp.server.setRequestHandler(
+          SKILLS_LIST_METHOD,
+          { params: ListSkillsRequestParamsSchema },
+          (params) => {
+            cursorsAsked.push(params.cursor);
+            // An end at last, so that a client that does not see the loop finishes too.
+            const next = cursorsAsked.length < 50 ? { nextCursor: params.cursor === "a" ? "b" : "a" } : {};
+            return { skills: [GOOD.entry], ...next, ttlMs: 0, cacheScope: "private" as const };
+          },
+        );
+        return mcp;
+      });
+
+      await expect(sync(server.url, target, { era })).rejects.toThrow(
+        `cannot list the skills of ${server.url}: the server's skills/list pages loop: after 3 pages, its next cursor "a" is one an earlier page gave; no more of them was read`,
+      );
+      expect(cursorsAsked).toEqual([undefined, "a", "b"]);
+      expect(await everythingIn(root.dir)).toEqual(["outside/sentinel.txt"]);
+    },
+  );
+});
+
 describe("a connection cut mid-read", () => {
   it("skips the skill naming the file and why the read failed, with its cause", async () => {
     const cut = skill("skill://evil/cut", "cut", {
