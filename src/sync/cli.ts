@@ -46,7 +46,8 @@ Where to install:
 
 Scope, as a client would ask for it:
   --pack SELECTOR        a pack, group or pack/group, sent as X-Skill-Pack; repeat for several
-  --header "NAME: VALUE" a header sent with every request; repeat for several
+  --header "NAME: VALUE" a header sent with every request; repeat for several (not one the MCP connection
+                         sets itself: Accept, Content-Type, Content-Length, MCP-Protocol-Version, Mcp-*)
   --api-key-file FILE    a file holding the server's API key, sent as Authorization: Bearer
 
 What to do:
@@ -347,8 +348,35 @@ function serverUrl(text: string): URL {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new UsageError(`${quoted(text)} is not an http or https URL`);
   }
+  // fetch refuses such a URL, and its error, which every line of a run quotes, and the lock file would both
+  // have held the password: said without it, with the options that send a key.
+  if (url.username !== "" || url.password !== "") {
+    url.username = "";
+    url.password = "";
+    throw new UsageError(
+      `the server URL holds a user name or password (${quoted(url.href)} without them), which sync does not send: give the key with --api-key-file FILE, or --header "Authorization: …"`,
+    );
+  }
   return url;
 }
+
+/**
+ * Headers the MCP transport and fetch set for each request (the body's type and length, what it accepts,
+ * the protocol era and method, the session), lowercase: one given with --header was replaced without a
+ * word, or failed every request (`Content-Length`: "invalid content-length header").
+ */
+const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
+  "accept",
+  "connection",
+  "content-length",
+  "content-type",
+  "last-event-id",
+  "mcp-method",
+  "mcp-name",
+  "mcp-protocol-version",
+  "mcp-session-id",
+  "transfer-encoding",
+]);
 
 /** An HTTP header name: a token (RFC 9110). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -372,6 +400,11 @@ function parseHeaders(given: readonly string[]): Record<string, string> {
       );
     }
     if (/[\r\n\0]/.test(value)) throw new UsageError(`--header ${name}: the value holds a line break or NUL`);
+    if (TRANSPORT_HEADERS.has(name.toLowerCase())) {
+      throw new UsageError(
+        `--header ${name}: sync's MCP connection sets this header itself for each request, so the value given would not be sent (or would break the request); leave it out`,
+      );
+    }
     if (hasHeader(headers, name)) throw new UsageError(`--header ${name} is given twice`);
     headers[name] = value;
   }
@@ -397,5 +430,25 @@ async function readApiKey(file: string): Promise<string> {
   if (key === undefined) {
     throw new CommandLineError(noKey(`--api-key-file ${file}`, "put the key on a line of its own"));
   }
+  const unsendable = unsendableInKey(key);
+  if (unsendable !== undefined) {
+    throw new CommandLineError(
+      `--api-key-file ${file}: its key holds ${unsendable}, which a bearer token cannot hold (visible ASCII only, no spaces); is it the right file?`,
+    );
+  }
   return key;
+}
+
+/**
+ * The first character of `key` that no bearer token holds, by code point and place (the key itself is
+ * never shown): fetch failed every request on one past Latin-1 ("Cannot convert argument to a ByteString
+ * because the character at index 7…", counted in the header's value), and sent others a server refuses.
+ */
+function unsendableInKey(key: string): string | undefined {
+  const characters = [...key];
+  const at = characters.findIndex((character) => !/^[\x21-\x7e]$/.test(character));
+  const character = characters[at];
+  if (character === undefined) return undefined;
+  const code = character.codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0");
+  return `U+${code} at character ${at + 1}`;
 }

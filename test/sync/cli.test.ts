@@ -198,6 +198,55 @@ describe("the command line", () => {
   });
 });
 
+// fetch refused the URL only once connecting, in an error quoting it whole, password and all, on the line a CI
+// log keeps; the lock file would have recorded it too.
+it("refuses a server URL holding a user and password, without showing the password", async () => {
+  const withPassword = new URL(open.url);
+  withPassword.username = "deploy";
+  withPassword.password = "hunter2-secret";
+  const { status, stdout, stderr } = await run(withPassword.href, "--to", "x");
+  expect(status).toBe(2);
+  expect(stdout).toBe("");
+  expect(stderr.split("\n")[0]).toBe(
+    `skills-mcp sync: the server URL holds a user name or password ("${open.url}" without them), which sync does not send: give the key with --api-key-file FILE, or --header "Authorization: …"`,
+  );
+  expect(stderr).not.toContain("hunter2");
+  expect(stderr).toContain("Usage: skills-mcp sync");
+  expect(await readdir(work)).toEqual([]);
+});
+
+// Each was replaced by the MCP connection's own without a word (a sync "with" `Accept: text/html` ran as any
+// other), or failed every request: `Content-Length: 3` ended in "fetch failed: invalid content-length header".
+it.each([
+  "Accept: text/html",
+  "Content-Type: text/plain",
+  "content-length: 3",
+  "MCP-Protocol-Version: 2024-11-05",
+  "Mcp-Session-Id: abc",
+])("refuses --header %j, which the MCP connection sets itself", async (header) => {
+  const { status, stdout, stderr } = await run(open.url, "--to", "x", "--header", header);
+  const name = header.split(":", 1)[0];
+  expect(status).toBe(2);
+  expect(stdout).toBe("");
+  expect(stderr.split("\n")[0]).toBe(
+    `skills-mcp sync: --header ${name}: sync's MCP connection sets this header itself for each request, so the value given would not be sent (or would break the request); leave it out`,
+  );
+  expect(await readdir(work)).toEqual([]);
+});
+
+// fetch failed the connection with "Cannot convert argument to a ByteString because the character at index 7
+// has a value of 1082", an index into "Bearer <key>", naming neither the file nor what was wrong with it.
+it("refuses an --api-key-file whose key a bearer token cannot hold, without showing the key", async () => {
+  await writeFile(path.join(work, "key.txt"), "# the key\n  s3cret-\u043a\u043b\u044e\u0447-key  \n");
+  const { status, stdout, stderr } = await run(open.url, "--to", "x", "--api-key-file", "key.txt");
+  expect(status).toBe(2);
+  expect(stdout).toBe("");
+  expect(stderr).toBe(
+    `skills-mcp sync: --api-key-file ${path.join(work, "key.txt")}: its key holds U+043A at character 8, which a bearer token cannot hold (visible ASCII only, no spaces); is it the right file?\n`,
+  );
+  expect(await readdir(work)).toEqual(["key.txt"]);
+});
+
 // The same mistake was told in other words by the server (API_KEYS_FILE) and by sync (--api-key-file): "there
 // is no such file" and "no such file; give a file holding …", "holds no key (one key per line)" and "holds no
 // key: every line is blank …". Each names where the file was given, then says the same.
