@@ -12,7 +12,7 @@ export function describeError(error: unknown): string {
     const code = (at as NodeJS.ErrnoException).code;
     const coded = code !== undefined && /^E[A-Z]+$/.test(code) && !at.message.includes(code);
     // OpenSSL's messages end in a line break.
-    const text = withoutPage(withStatus(withoutEnvelope(at.message.trim()), at));
+    const text = issuesInLine(withoutPage(withStatus(withoutEnvelope(at.message.trim()), at)));
     const message = coded ? `${text} (${code})` : text;
     if (message !== "" && !parts.some((part) => part.includes(text))) {
       parts.push(message);
@@ -71,6 +71,37 @@ function withoutEnvelope(message: string): string {
   } catch {
     return message;
   }
+}
+
+/** The SDK's words before the issues its schema found in an answer, which it gives as JSON. */
+const INVALID_RESULT = /^Invalid result for [^\s:]+: (?=\[)/;
+
+/**
+ * The SDK's message for an answer its schema refused (`Invalid result for resources/read: [\n  {\n
+ * "code": "custom", …`, a dozen lines of JSON, which a progress line showed with each line break escaped),
+ * with each issue as `path: message`, as the server words its own (`contents.0.blob: Invalid Base64
+ * string`).
+ */
+function issuesInLine(message: string): string {
+  const said = INVALID_RESULT.exec(message);
+  if (said === null) return message;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(message.slice(said[0].length));
+  } catch {
+    return message;
+  }
+  if (!Array.isArray(issues)) return message;
+  const told = issues.map(issueInWords);
+  return told.length === 0 || told.includes(undefined) ? message : `${said[0]}${told.join("; ")}`;
+}
+
+/** One issue of a schema's as `path: message`, or undefined for what is not one. */
+function issueInWords(issue: unknown): string | undefined {
+  if (typeof issue !== "object" || issue === null || !("message" in issue)) return undefined;
+  if (typeof issue.message !== "string") return undefined;
+  const at = "path" in issue && Array.isArray(issue.path) ? issue.path.join(".") : "";
+  return at === "" ? issue.message : `${at}: ${issue.message}`;
 }
 
 /**

@@ -36,8 +36,15 @@ interface Entry {
   resources: { uri: string; digest: string; size: number }[] | "dynamic";
 }
 
-/** A file's content: text, bytes (sent as base64), or text sent with the MIME type given. */
-type Content = string | Buffer | { readonly text: string; readonly mimeType: string };
+/**
+ * A file's content: text, bytes (sent as base64), text sent with the MIME type given, or a `blob` sent as
+ * it is (base64 or not).
+ */
+type Content =
+  | string
+  | Buffer
+  | { readonly text: string; readonly mimeType: string }
+  | { readonly blob: string };
 
 /** What the hostile server lists, and what it answers to a read of each URI. */
 interface Script {
@@ -52,9 +59,9 @@ interface Script {
 }
 
 function bytesOf(content: Content): Buffer {
-  return Buffer.isBuffer(content)
-    ? content
-    : Buffer.from(typeof content === "string" ? content : content.text);
+  if (Buffer.isBuffer(content)) return content;
+  if (typeof content === "string") return Buffer.from(content);
+  return "blob" in content ? Buffer.from(content.blob, "base64") : Buffer.from(content.text);
 }
 
 function digestOf(content: Content): string {
@@ -98,6 +105,9 @@ function hostileServer(script: Script): () => McpServer {
         await script.hold?.(uri.href);
         const content = script.files.get(uri.href);
         if (content === undefined) throw new Error(`nothing at ${uri.href}`);
+        if (typeof content === "object" && "blob" in content) {
+          return { contents: [{ uri: uri.href, blob: content.blob, mimeType: "application/octet-stream" }] };
+        }
         if (Buffer.isBuffer(content)) {
           return {
             contents: [
@@ -329,6 +339,16 @@ describe("content", () => {
     hostile.files.delete("skill://evil/climb/notes.md");
     const { reason } = await syncBeside(hostile);
     expect(reason).toMatch(/climb: skipped: reading skill:\/\/evil\/climb\/notes\.md failed: /);
+  });
+
+  // The SDK's schema issues came as a dozen lines of JSON, shown on the skill's line with each break escaped.
+  it("refuses a file sent as a blob that is not base64, saying so in a line", async () => {
+    const hostile = climb({ "notes.bin": Buffer.from("bytes") });
+    hostile.files.set("skill://evil/climb/notes.bin", { blob: "!!not base64!!" });
+    const { reason } = await syncBeside(hostile);
+    expect(reason.replace(/^\[\d\/2\] /, "")).toBe(
+      "climb: skipped: reading skill://evil/climb/notes.bin failed: Invalid result for resources/read: contents.0.blob: Invalid Base64 string",
+    );
   });
 
   it("refuses a skill whose entry lists more bytes than the extension allows, before reading any", async () => {
