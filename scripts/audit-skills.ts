@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Severity } from "../src/audit/index.js";
-import { describeArgsError, notOneOf, UsageError } from "../src/shared/index.js";
+import { describeArgsError, givenTwice, notOneOf, UsageError } from "../src/shared/index.js";
 import type { AuditOptions } from "./audit-skills-run.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
@@ -43,20 +43,27 @@ const FAIL_ON = Object.keys(FAIL_ON_LEVELS) as (Severity | "never")[];
 
 /** The options given, or `help`; throws a UsageError for a wrong command line. */
 function parseOptions(argv: readonly string[]): AuditOptions | "help" {
-  let parsed: { values: { json?: boolean; "fail-on"?: string; help?: boolean }; positionals: string[] };
+  let parsed: {
+    values: { json?: boolean; "fail-on"?: string; help?: boolean };
+    positionals: string[];
+    tokens: Parameters<typeof givenTwice>[0];
+  };
   try {
     parsed = parseArgs({
       args: [...argv],
       options: AUDIT_OPTIONS,
       strict: true,
       allowPositionals: true,
+      tokens: true,
     });
   } catch (error) {
     throw new UsageError(describeArgsError(error, AUDIT_OPTIONS, { "fail-on": FAIL_ON }));
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
   // Whatever else is given: a wrong value must not hide the usage that fixes it.
   if (values.help === true) return "help";
+  const twice = givenTwice(tokens, AUDIT_OPTIONS);
+  if (twice !== undefined) throw new UsageError(twice);
   if (positionals.length > 1) throw new UsageError(`one folder at most (got ${positionals.length})`);
   const failOn = FAIL_ON.find((level) => level === (values["fail-on"] ?? "high"));
   if (failOn === undefined) throw new UsageError(notOneOf("--fail-on", values["fail-on"] ?? "", FAIL_ON));

@@ -15,6 +15,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import {
   describeArgsError,
+  givenTwice,
   notAFolderOnPath,
   notWholeNumber,
   visible,
@@ -85,12 +86,21 @@ function parseOptions(argv: readonly string[], cwd: string): Options | "help" {
     findings?: string;
     help?: boolean;
   };
+  let tokens: Parameters<typeof givenTwice>[0];
   try {
-    values = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }).values;
+    ({ values, tokens } = parseArgs({
+      args: [...argv],
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: false,
+      tokens: true,
+    }));
   } catch (error) {
     throw new UsageError(describeArgsError(error, OPTIONS), { cause: error });
   }
   if (values.help) return "help";
+  const twice = givenTwice(tokens, OPTIONS);
+  if (twice !== undefined) throw new UsageError(twice);
   for (const key of ["manifest", "out", "cache", "summary", "findings"] as const) {
     if (values[key]?.trim() === "") throw new UsageError(`--${key} needs a path`);
   }

@@ -13,8 +13,39 @@ export class UsageError extends Error {
 
 /** What a command line's options are declared as, for node:util parseArgs. */
 type DeclaredOptions = Readonly<
-  Record<string, { readonly type: "boolean" | "string"; readonly short?: string }>
+  Record<
+    string,
+    { readonly type: "boolean" | "string"; readonly short?: string; readonly multiple?: boolean }
+  >
 >;
+
+/** Of parseArgs's tokens (`tokens: true`), what an option's says: its long name and the value given. */
+interface OptionToken {
+  readonly kind: string;
+  readonly name?: string;
+  readonly value?: string | undefined;
+}
+
+/**
+ * The first option that takes one value and was given two different ones (`--to a --to b`), in words;
+ * undefined when there is none. parseArgs keeps the last without a word, so a value a script or an
+ * alias put first, and the user's own after it, made the command act on the other without saying so.
+ * The same value twice is no mistake.
+ */
+export function givenTwice(tokens: readonly OptionToken[], options: DeclaredOptions): string | undefined {
+  const given = new Map<string, string>();
+  for (const token of tokens) {
+    if (token.kind !== "option" || token.name === undefined || token.value === undefined) continue;
+    const declared = options[token.name];
+    if (declared === undefined || declared.type !== "string" || declared.multiple === true) continue;
+    const first = given.get(token.name);
+    if (first !== undefined && first !== token.value) {
+      return `--${token.name} is given twice (${quoted(first)}, then ${quoted(token.value)}): give it once`;
+    }
+    given.set(token.name, token.value);
+  }
+  return undefined;
+}
 
 /**
  * A parseArgs error as a user reads it: what was wrong with which option, and for an unknown option or a

@@ -4,6 +4,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import {
   describeArgsError,
+  givenTwice,
   noKey,
   notOneOf,
   notWholeNumber,
@@ -211,8 +212,10 @@ async function parseCommandLine(argv: readonly string[], io: SyncIo): Promise<Sy
   } catch (error) {
     throw new UsageError(describeArgsError(error, SYNC_OPTIONS, { client: Object.keys(CLIENT_FOLDERS) }));
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
   if (values.help) return "help";
+  const twice = givenTwice(tokens, SYNC_OPTIONS);
+  if (twice !== undefined) throw new UsageError(twice);
   const [url, ...extra] = positionals;
   if (url === undefined) throw new UsageError("give the server's MCP URL (https://skills.example.com/mcp)");
   if (extra.length > 0)
@@ -281,7 +284,13 @@ const SYNC_OPTIONS = {
 } as const;
 
 function parse(argv: readonly string[]) {
-  return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: SYNC_OPTIONS });
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    tokens: true,
+    options: SYNC_OPTIONS,
+  });
 }
 
 function targetFolder(values: { to?: string; client?: string; project?: boolean }, io: SyncIo): string {

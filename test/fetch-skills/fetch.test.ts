@@ -970,6 +970,8 @@ describe("fetch-skills command line", () => {
     [["--update=yes"], "--update takes no value"],
     [["--no-fetch"], "--no-fetch only goes with --update"],
     [["--out", ""], "--out needs a path"],
+    // parseArgs kept the last without a word: a script's --out and the user's own wrote the second.
+    [["--out", "a", "--out", "b", "--no-fetch"], '--out is given twice ("a", then "b"): give it once'],
     // In the words every command uses for it (it said "must be a whole number of 1 or more (got …)").
     [["--max-files", "many"], '--max-files "many" is not a whole number ≥ 1'],
     [["stray"], 'unexpected argument "stray": only options are taken; valid: --manifest,'],

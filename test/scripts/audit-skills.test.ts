@@ -173,6 +173,11 @@ describe("npm run audit-skills", () => {
     // Node's own text said to place a positional after `--`, not which options there are.
     [["--jsn"], "unknown option --jsn; valid: --json, --fail-on, --help (-h)\n"],
     [["a", "b"], "one folder at most (got 2)"],
+    // parseArgs kept the last without a word: a CI step's --fail-on and one added after it ran as the second.
+    [
+      ["--fail-on", "high", "--fail-on=never"],
+      '--fail-on is given twice ("high", then "never"): give it once\n',
+    ],
   ])("refuses %j with one line and the usage", async (args, message) => {
     const result = await audit(args);
     expect(result.code).toBe(2);

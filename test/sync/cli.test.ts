@@ -124,6 +124,13 @@ describe("the command line", () => {
       ["http://a/mcp", "--to", "x", "--wait", "86401"],
       /--wait "86401" is more than a day: give at most 86400 seconds/,
     ],
+    // parseArgs kept the last without a word: an alias's --to and the user's own synced into the second.
+    [
+      ["http://a/mcp", "--to", "from-alias", "--to", "mine"],
+      /^skills-mcp sync: --to is given twice \("from-alias", then "mine"\): give it once$/m,
+    ],
+    [["http://a/mcp", "--client", "claude", "--client=codex"], /--client is given twice/],
+    [["http://a/mcp", "--to", "x", "--wait", "5", "--wait", "0"], /--wait is given twice \("5", then "0"\)/],
     // A blank --pack (an unset variable in a script) synced every pack the server serves.
     [["http://a/mcp", "--to", "x", "--pack", ""], /--pack needs a selector/],
     [["http://a/mcp", "--to", "x", "--pack", " , "], /--pack needs a selector/],
@@ -196,6 +203,12 @@ describe("the command line", () => {
     expect(stderr).toMatch(message);
     expect(await readdir(work)).toEqual([]);
   });
+});
+
+it("takes an option given twice with the same value, as once", async () => {
+  const { status, stderr } = await run(open.url, "--to", "x", "--to=x", "--dry-run");
+  expect(stderr).toContain(`skills-mcp sync: dry run, nothing changed: 2 to add`);
+  expect(status).toBe(0);
 });
 
 // fetch refused the URL only once connecting, in an error quoting it whole, password and all, on the line a CI
