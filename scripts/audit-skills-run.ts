@@ -1,4 +1,5 @@
 /** The work of `npm run audit-skills` (see audit-skills.ts), loaded once its command line is read. */
+import path from "node:path";
 import { pino } from "pino";
 import { type AuditFindings, atLeast, type Finding, SEVERITIES, type Severity } from "../src/audit/index.js";
 import { CatalogError } from "../src/catalog/index.js";
@@ -30,7 +31,9 @@ const OUTPUT_CHUNK_CHARS = 64 * 1024;
 export async function run(options: AuditOptions, io: Io): Promise<number> {
   try {
     // The folder as the server prepares it (SKILL_PACKS as the environment gives it), every skill read now.
-    const config = loadCatalogStartupConfig({ ...process.env, SKILLS_DIR: options.folder }, "audit-skills");
+    // Absolute: a relative SKILLS_DIR is told as one a server's client chose, not a folder given here.
+    const skillsDir = path.resolve(options.folder);
+    const config = loadCatalogStartupConfig({ ...process.env, SKILLS_DIR: skillsDir }, "audit-skills");
     for (const warning of [...config.misspelledSettings, ...config.ignoredSettings])
       io.stderr(`audit-skills: warning: ${visible(warning)}\n`);
     const prepared = await prepareAudit(config, pino({ level: "silent" }));

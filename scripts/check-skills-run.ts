@@ -1,4 +1,5 @@
 /** The work of `npm run check-skills` (see check-skills.ts), loaded once its command line is read. */
+import path from "node:path";
 import { pino } from "pino";
 import type { AuditFindings, Finding, FolderAudit } from "../src/audit/index.js";
 import {
@@ -32,7 +33,8 @@ const LISTED_FINDINGS = 30;
 
 /** The report, and why the server would refuse to start, when it would. */
 async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: string; refused?: string }> {
-  const config = loadCatalogStartupConfig({ ...env, SKILLS_DIR: dir }, "check-skills");
+  // Absolute: a relative SKILLS_DIR is told as one a server's client chose, not a folder given here.
+  const config = loadCatalogStartupConfig({ ...env, SKILLS_DIR: path.resolve(dir) }, "check-skills");
   // On stderr, so that the report stays as it was: a setting the server's shell holds that this check
   // ignores (PORT, API_KEYS_FILE) is no reason to stop it, nor to say nothing; nor is a slip (SKILL_PACK),
   // which would check every pack unannounced.

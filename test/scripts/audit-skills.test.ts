@@ -255,6 +255,16 @@ describe("npm run audit-skills", () => {
     );
   });
 
+  // It added "SKILLS_DIR is a relative path, read from the working folder …, which a client that starts the
+  // server chooses; give an absolute path": words for a server's setting, not for the folder given here.
+  it("names a relative folder that does not exist by its full path alone", async () => {
+    const result = await audit(["nope"], tree.dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `audit-skills: the server would refuse this folder: Skills folder ${path.join(tree.dir, "nope")} does not exist or is not a folder\n`,
+    );
+  });
+
   it("names a folder that does not exist", async () => {
     const result = await audit([path.join(tree.dir, "nope")]);
     expect(result.code).toBe(2);

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { countBySeverity, findingsTable, ruleCounts } from "../../scripts/audit-markdown.js";
@@ -331,6 +332,21 @@ describe("npm run check-skills", () => {
       expect(stdout.length).toBeLessThan(5000);
     } finally {
       await tree.remove();
+    }
+  });
+
+  // It added "SKILLS_DIR is a relative path, read from the working folder …, which a client that starts the
+  // server chooses; give an absolute path": words for a server's setting, not for the folder given here.
+  it("names a relative folder that does not exist by its full path alone", async () => {
+    const empty = await makeTree({});
+    try {
+      const failure = await runBuiltScript("scripts/check-skills.ts", ["nope"], empty.dir);
+      expect(failure).toMatchObject({
+        code: 1,
+        stderr: `check-skills: the server would refuse to start: Skills folder ${path.join(empty.dir, "nope")} does not exist or is not a folder\n`,
+      });
+    } finally {
+      await empty.remove();
     }
   });
 
