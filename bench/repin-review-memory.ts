@@ -1,7 +1,8 @@
 /**
  * What the repin review costs in memory on a bump that changes many large files: builds a scratch upstream
  * repository whose second commit edits `--files` text files of `--mib` MiB each (spread over 8 skills),
- * a site pinning its first commit, runs `fetch-skills --update --summary` on it under `/usr/bin/time -v`
+ * a site pinning its first commit, runs `fetch-skills --update --summary --findings` on it (as the weekly
+ * workflow does) under `/usr/bin/time -v`
  * and prints the peak resident memory of the fetcher's own process (where the review runs) and of every
  * process of the run (git's included), and the review's counts. Asserts nothing.
  *
@@ -18,7 +19,7 @@
  * `--root` runs another checkout's fetcher (through this checkout's tsx): a before and after in one command.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -169,6 +170,8 @@ try {
       "--update",
       "--summary",
       "pr.md",
+      "--findings",
+      "findings.json",
     ],
     { cwd: site, encoding: "utf8" },
   );
@@ -179,6 +182,7 @@ try {
     process.exitCode = 1;
   } else {
     const summary = await readFile(path.join(site, "pr.md"), "utf8");
+    const findingsBytes = (await stat(path.join(site, "findings.json"))).size;
     console.log(
       added > 0
         ? `${root}: ${packs} packs adding ${added} SKILL.md files each`
@@ -191,7 +195,7 @@ try {
     const seconds = (kind: string) => new RegExp(`${kind} time \\(seconds\\): (\\S+)`).exec(run.stderr)?.[1];
     const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)/.exec(run.stderr)?.[1];
     console.log(
-      `wall time ${wall ?? "unknown"}, CPU ${seconds("User")} s user and ${seconds("System")} s system, summary ${summary.length.toLocaleString("en-US")} characters`,
+      `wall time ${wall ?? "unknown"}, CPU ${seconds("User")} s user and ${seconds("System")} s system, summary ${summary.length.toLocaleString("en-US")} characters, findings ${findingsBytes.toLocaleString("en-US")} bytes`,
     );
     for (const line of summary.split("\n")) {
       if (/^- (Skills|SKILL\.md files|Supporting files):/.test(line)) console.log(line);
