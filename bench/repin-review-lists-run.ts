@@ -1,6 +1,6 @@
 /** The work of bench/repin-review-lists.ts (see there), loaded once its command line is read. */
 import type { FileChange } from "../scripts/repin-review/file-change.js";
-import { type ReviewContent, renderReview } from "../scripts/repin-review/render.js";
+import { type ReviewContent, renderReview, ShownFindings } from "../scripts/repin-review/render.js";
 
 /** What the fetcher gives the review of a pull request body (see REVIEW_BUDGET). */
 const BUDGET = 52_000;
@@ -50,7 +50,7 @@ function reviewOf(files: readonly FileChange[]): ReviewContent {
         },
         skills: { before: 1, after: 1 },
         descriptionTokens: { before: 5, after: 5 },
-        findings: [],
+        findings: new ShownFindings(),
         unsafe: [],
         newlyUnsafe: [],
         newlySafe: [],

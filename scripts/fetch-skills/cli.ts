@@ -1,6 +1,7 @@
-import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { createWriteStream, existsSync } from "node:fs";
 import { constants } from "node:os";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import {
   closestBySlip,
   DOLLAR_QUOTE_SHELLS,
@@ -43,7 +44,8 @@ interface CliIo extends CommandLineIo {
  */
 interface Repinned {
   readonly summary: string;
-  readonly findings: readonly ReviewedFinding[];
+  /** Made as they are gone through (see Review). */
+  readonly findings: Iterable<ReviewedFinding>;
   readonly heldForReview: readonly HeldBack[];
 }
 
@@ -86,14 +88,15 @@ export async function runWith(options: Options, argv: readonly string[], io: Cli
           heldForReview: [],
         };
     io.stdout(summary);
-    const outputs: [string | undefined, string, string][] = [
-      [options.summary, "summary", summary],
-      [options.findings, "findings", findingsJson(findings, heldForReview)],
+    const outputs: [string | undefined, string, () => Iterable<string>][] = [
+      [options.summary, "summary", () => [summary]],
+      [options.findings, "findings", () => findingsJson(findings, heldForReview)],
     ];
     for (const [file, what, text] of outputs) {
       if (file === undefined) continue;
       try {
-        await writeFile(file, text);
+        // Written as it is made, as fast as the file takes it: a million findings' JSON is some 250 MB.
+        await pipeline(Readable.from(text()), createWriteStream(file));
       } catch (error) {
         // Checked before any work, so this is rare (a full disk); the skills are already in place.
         log(
@@ -142,13 +145,30 @@ export async function runWith(options: Options, argv: readonly string[], io: Cli
   }
 }
 
+/** The characters of `--findings`' JSON handed to the file at a time, rather than a finding's few hundred. */
+const JSON_CHUNK = 64 * 1024;
+
 /**
  * `--findings`' JSON: the findings the review shows, and the sources held back for a new high finding, by
- * name with that finding, for the workflow to offer each bump on its own.
+ * name with that finding, for the workflow to offer each bump on its own. The bytes of
+ * `JSON.stringify({ findings, heldForReview }, null, 2)` and a line feed, made a finding at a time.
  */
-function findingsJson(findings: readonly ReviewedFinding[], held: readonly HeldBack[]): string {
+function* findingsJson(findings: Iterable<ReviewedFinding>, held: readonly HeldBack[]): Generator<string> {
   const heldForReview = held.map(({ repin, finding }) => ({ source: repin.source.name, finding }));
-  return `${JSON.stringify({ findings, heldForReview }, null, 2)}\n`;
+  // Each value indented as deep as it is nested; JSON holds no raw line feed but between its lines.
+  const nested = (value: unknown, indent: string) =>
+    (JSON.stringify(value, null, 2) ?? "null").replaceAll("\n", `\n${indent}`);
+  let chunk = '{\n  "findings": [';
+  let first = true;
+  for (const found of findings) {
+    chunk += `${first ? "" : ","}\n    ${nested(found, "    ")}`;
+    first = false;
+    if (chunk.length >= JSON_CHUNK) {
+      yield chunk;
+      chunk = "";
+    }
+  }
+  yield `${chunk}${first ? "]" : "\n  ]"},\n  "heldForReview": ${nested(heldForReview, "  ")}\n}\n`;
 }
 
 /**
@@ -345,9 +365,7 @@ function heldForReview(
   const held: HeldBack[] = [];
   for (const repin of moved) {
     const { name } = repin.source;
-    const finding = review.findings.find(
-      (found) => found.new && found.severity === "high" && found.path.startsWith(`${name}/`),
-    );
+    const finding = firstNewHigh(review.findings, name);
     if (finding === undefined) continue;
     const reason = `a new high finding of the audit (${finding.path}:${finding.line}: ${finding.rule})`;
     if (review.pinGone.has(name)) {
@@ -362,6 +380,14 @@ function heldForReview(
     held.push({ repin, reason, finding });
   }
   return held;
+}
+
+/** The first new high finding of the pack `name`: gone through until it is met. */
+function firstNewHigh(findings: Iterable<ReviewedFinding>, name: string): ReviewedFinding | undefined {
+  for (const found of findings) {
+    if (found.new && found.severity === "high" && found.path.startsWith(`${name}/`)) return found;
+  }
+  return undefined;
 }
 
 /**

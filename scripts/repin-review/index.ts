@@ -9,7 +9,12 @@ import type { AuditFindings, Finding } from "../../src/audit/index.js";
 import type { CaseCollision, CatalogIssue, Pack, Skill } from "../../src/catalog/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
 import { compareText } from "../../src/shared/index.js";
-import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
+import type {
+  ReviewedFinding as ContractFinding,
+  Review,
+  ReviewedSource,
+  ReviewRequest,
+} from "../fetch-skills/review-contract.js";
 import {
   type AddedDocument,
   comparePacks,
@@ -26,6 +31,7 @@ import type { SkillPair } from "./renames.js";
 import { renderReview } from "./render.js";
 import { NOT_AUDITED, type ReviewedFinding, type SourceReview } from "./review-content.js";
 import { EMPTY_SIDE, type PackSide } from "./served.js";
+import { ShownFindings } from "./shown-findings.js";
 
 export async function reviewRepin(request: ReviewRequest): Promise<Review> {
   // The review computes for as long as the bump is large: it lets a signal's handler run between files,
@@ -85,9 +91,21 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
     },
     request.budget,
   );
-  // The findings as `--findings` has always written them: which skill one is new to is the review's word.
-  const findings = reviews.flatMap((review) => review.findings.map(({ newTo: _, ...found }) => found));
-  return { markdown, findings };
+  return { markdown, findings: asWritten(reviews.map((review) => review.findings)) };
+}
+
+/**
+ * The findings as `--findings` has always written them, each made as it is gone through (a million at
+ * 4,000 links to a file of 252 findings): which skill one is new to is the review's word.
+ */
+function asWritten(lists: readonly ShownFindings[]): Iterable<ContractFinding> {
+  return {
+    *[Symbol.iterator]() {
+      for (const list of lists) {
+        for (const { newTo: _, ...found } of list) yield found;
+      }
+    },
+  };
 }
 
 /** A pack's review with the SKILL.md bodies it still keeps, dropped as the packs after it need room. */
@@ -204,7 +222,8 @@ async function reviewSource(
   const now = after.sides.get(source.name) ?? EMPTY_SIDE;
   const changes = await comparePacks(old, now, between);
   const findings = reviewedFindings(source.name, before.findings, after.findings, changes);
-  findings.push(...[...changes.skillFiles, ...changes.packFiles].flatMap(unauditedFinding(source.name)));
+  for (const found of [...changes.skillFiles, ...changes.packFiles].flatMap(unauditedFinding(source.name)))
+    findings.add(found.path, [found]);
   const notable = notableByFindings(source.name, findings);
   return {
     source,
@@ -225,14 +244,15 @@ async function reviewSource(
  * The findings of the new commit in `pack` that the review shows, each marked new or not: those in what
  * the bump adds or changes, the high ones, and those new in a file whose bytes did not change. Compared a
  * path at a time, each path's findings made only then (see AuditFindings): the old findings of a path are
- * those of the paths its file had before (see movedWith), and no other path's can match them.
+ * those of the paths its file had before (see movedWith), and no other path's can match them. Paths that
+ * show the same findings share them (see ShownFindings).
  */
 function reviewedFindings(
   pack: string,
   before: AuditFindings,
   after: AuditFindings,
   changes: PackChanges,
-): ReviewedFinding[] {
+): ShownFindings {
   const files = [...changes.skillFiles, ...changes.packFiles];
   const movedTo = movedWith(pack, changes.renamed, files);
   const oldPaths = new Map<string, string[]>();
@@ -244,10 +264,11 @@ function reviewedFindings(
     else paths.push(where);
   }
   const newTo = newToSkill(pack, files);
-  const shown: ReviewedFinding[] = [];
+  const shown = new ShownFindings();
   for (const where of after.paths()) {
     if (packOf(where) !== pack) continue;
     const old = (oldPaths.get(where) ?? []).flatMap((was) => before.of(was));
+    const shownHere: ReviewedFinding[] = [];
     for (const found of markNew(old, after.of(where))) {
       const reviewed = newTo(found);
       // New in a file whose bytes did not change: its mode made it executable, or it is a symlink now.
@@ -256,8 +277,9 @@ function reviewedFindings(
         reviewed.severity === "high" ||
         reviewed.new
       )
-        shown.push(reviewed);
+        shownHere.push(reviewed);
     }
+    shown.add(where, shownHere);
   }
   return shown;
 }
@@ -302,10 +324,7 @@ function servedChanges(
  * Each file's worst finding, as a reason to show it among its crowd's samples: a new one before one the old
  * commit had, then by severity.
  */
-function notableByFindings(
-  pack: string,
-  findings: readonly ReviewedFinding[],
-): (file: FileChange) => Notable | undefined {
+function notableByFindings(pack: string, findings: ShownFindings): (file: FileChange) => Notable | undefined {
   const severities = ["high", "medium", "low"];
   const worst = new Map<string, Notable>();
   for (const found of findings) {

@@ -1,9 +1,10 @@
 import type { Skill } from "../../src/catalog/index.js";
 import {
-  countBySeverity,
   findingsTable,
+  listedFindingsTable,
   markdownCode,
   markdownText,
+  severityCounts,
   tableRow,
   unsafeLead,
 } from "../audit-markdown.js";
@@ -40,10 +41,12 @@ import {
 import { remembered } from "./remembered.js";
 import { RARE_LINE_SKILLS, RENAME_TEXT_BYTES, type SkillPair } from "./renames.js";
 import type { Before, ReviewContent, ReviewedFinding, SourceReview } from "./review-content.js";
+import { ofSeverity, ShownFindings } from "./shown-findings.js";
 
 // The render step's input and its order of paths, which the bench and tests import from here.
 export { naturalOrder } from "./file-lists.js";
 export type { ReviewContent } from "./review-content.js";
+export { ShownFindings } from "./shown-findings.js";
 
 /**
  * The high and new medium findings listed however short the lists are cut: past them the rows, alike by
@@ -60,7 +63,7 @@ const ALARMING_ROWS = 50;
 export function renderReview(content: ReviewContent, budget: number): string {
   const parts = partsOnce();
   for (const room of [WHOLE, SHORT]) {
-    const text = render(content, Number.POSITIVE_INFINITY, room, parts);
+    const text = render(content, Number.POSITIVE_INFINITY, room, parts, budget);
     if (text.length <= budget) return text;
   }
   // `fits` is the longest limit known to fit, `over` the shortest known not to: every list is cut at
@@ -69,12 +72,12 @@ export function renderReview(content: ReviewContent, budget: number): string {
   let best: string | undefined;
   while (over - fits > 1) {
     const limit = Math.floor((fits + over) / 2);
-    const text = render(content, limit, SHORT, parts);
+    const text = render(content, limit, SHORT, parts, budget);
     if (text.length <= budget) [fits, best] = [limit, text];
     else over = limit;
   }
   if (best !== undefined) return best;
-  const text = render(content, 1, SHORT, parts);
+  const text = render(content, 1, SHORT, parts, budget);
   const cut = text.slice(0, text.lastIndexOf("\n", budget - 300));
   const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
   const fence = openFence(cut);
@@ -131,13 +134,20 @@ function openFence(text: string): string | undefined {
   return open;
 }
 
-function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Parts): string {
+/**
+ * The review at list limit `limit`. A text over `budget` is only ever measured, so its table of findings
+ * stops at `budget` + 1 rows, which no text within it holds: a million findings (4,000 links to a file of
+ * 252) made a million rows at each render that shows every item.
+ */
+function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Parts, budget: number): string {
   const { reviews, listPacks, refused, elsewhere, shared, skipped, collisions } = content;
-  const findings = reviews.flatMap((review) => review.findings);
-  const newHigh = findings.filter((found) => found.new && found.severity === "high");
+  const findings = reviews.map((review) => review.findings);
+  const counted = (matches: (found: ReviewedFinding) => boolean) => ShownFindings.countIn(findings, matches);
+  const total = counted(() => true);
+  const newHigh = counted(ofSeverity("high", true));
   // A new medium finding fails no status, so the line says so plainly: "no new high finding" alone read
   // as all clear over a step that uploads ~/.ssh.
-  const newMedium = findings.filter((found) => found.new && found.severity === "medium").length;
+  const newMedium = counted(ofSeverity("medium", true));
   const unsafe = reviews.flatMap((review) => review.unsafe);
   const lines = ["## What changes for agents", ""];
   if (refused !== undefined)
@@ -145,8 +155,8 @@ function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Pa
   lines.push(
     `- \`list_packs\` costs ${tokens(listPacks)} tokens (o200k).`,
     `- Audit ([rules](docs/audit.md)): ${
-      newHigh.length > 0 ? `**${count(newHigh.length, "new high finding")}**` : "no new high finding"
-    }${newMedium > 0 ? `, **${count(newMedium, "new medium finding")}** to read (table below)` : ""}; in what this bump adds or changes: ${countBySeverity(findings.filter((found) => found.new))} new.`,
+      newHigh > 0 ? `**${count(newHigh, "new high finding")}**` : "no new high finding"
+    }${newMedium > 0 ? `, **${count(newMedium, "new medium finding")}** to read (table below)` : ""}; in what this bump adds or changes: ${severityCounts((severity) => counted(ofSeverity(severity, true)))} new.`,
   );
   // What the bump changes in what the server serves comes first, ahead of every skill left out.
   const stopped = reviews.flatMap((review) => review.newlyUnsafe);
@@ -212,21 +222,19 @@ function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Pa
     lines.push(`- Lists below show at most ${count(limit, "item")} each, to stay under ${GITHUB_LIMIT}.`);
   }
   lines.push("");
-  if (findings.length > 0) {
+  if (total > 0) {
     // Before every source's lists and diffs, and open when it holds a new high or medium finding, which the
     // shorter lists do not cut (up to ALARMING_ROWS): what looks dangerous is read first, not at the end of
-    // the body in a collapsed section. New ones first within a severity (the table sorts by severity, stably).
-    const ordered = [...findings].sort((a, b) => Number(b.new) - Number(a.new));
-    const alarming = findings.filter(
-      (found) => found.severity === "high" || (found.new && found.severity === "medium"),
-    );
+    // the body in a collapsed section. New ones first within a severity.
+    const alarming = counted(ofSeverity("high")) + newMedium;
+    const rows = Math.min(Math.max(limit, Math.min(alarming, ALARMING_ROWS)), budget + 1);
     lines.push("### Audit findings", "");
     append(
       lines,
       collapsible(
-        countBySeverity(findings),
-        findingsTable(ordered, Math.max(limit, Math.min(alarming.length, ALARMING_ROWS)), newNote),
-        alarming.some((found) => found.new) ? 0 : findings.length,
+        severityCounts((severity) => counted(ofSeverity(severity))),
+        listedFindingsTable(ShownFindings.worstFirst(findings, rows), total, newNote),
+        newHigh + newMedium > 0 ? 0 : total,
       ),
     );
   }
@@ -373,11 +381,12 @@ function leftOutLine(leftOut: readonly LeftOutFile[]): string[] {
   return [`- Left out by the fetcher: ${number(leftOut.length)} (${number(fresh)} new), listed below.`];
 }
 
-function auditLine(findings: readonly ReviewedFinding[]): string {
+function auditLine(findings: ShownFindings): string {
   if (findings.length === 0) return "nothing in what this bump adds or changes, and no high finding.";
-  const fresh = findings.filter((found) => found.new);
-  const old = findings.length - fresh.length;
-  return `${fresh.length > 0 ? `${countBySeverity(fresh)} new` : "nothing new"}${old > 0 ? `; ${number(old)} already there before` : ""}.`;
+  const fresh = findings.count((found) => found.new);
+  const old = findings.length - fresh;
+  const freshCounts = severityCounts((severity) => findings.count(ofSeverity(severity, true)));
+  return `${fresh > 0 ? `${freshCounts} new` : "nothing new"}${old > 0 ? `; ${number(old)} already there before` : ""}.`;
 }
 
 /**

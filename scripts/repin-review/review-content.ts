@@ -2,6 +2,7 @@
 import type { Finding } from "../../src/audit/index.js";
 import type { ReviewedSource } from "../fetch-skills/review-contract.js";
 import type { PackChanges } from "./compare.js";
+import type { ShownFindings } from "./shown-findings.js";
 
 /**
  * The review's own rule, high: a served file the bump adds or changes that the audit did not read (over
@@ -26,7 +27,7 @@ export interface SourceReview {
   readonly skills: Before<number>;
   readonly descriptionTokens: Before<number>;
   /** In files the bump adds or changes, and every high one. */
-  readonly findings: readonly ReviewedFinding[];
+  readonly findings: ShownFindings;
   /** Skills of the new commit that a high finding makes unsafe, by id. */
   readonly unsafe: readonly string[];
   /** Of `unsafe`, the skills the old commit had too, safe then: the server stops serving them. */

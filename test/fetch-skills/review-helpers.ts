@@ -1,13 +1,21 @@
 /** What the repin review's test files share: a site bumped with --summary and --findings, and what it wrote. */
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
-import { manifestOf, runFetcher, writeManifest } from "./helpers.js";
+import { ENTRY, manifestOf, runFetcher, writeManifest } from "./helpers.js";
 
 export interface Bumped {
   readonly site: string;
   readonly code: number | null;
   readonly summary: string;
-  readonly findings: { path: string; line: number; rule: string; severity: string; new: boolean }[];
+  readonly findings: {
+    path: string;
+    line: number;
+    rule: string;
+    severity: "high" | "medium" | "low";
+    detail: string;
+    new: boolean;
+  }[];
   readonly stderr: string;
 }
 
@@ -21,9 +29,10 @@ export interface BumpSource {
 
 /**
  * A site in a new folder under `dir` pinning `sources` at `ref` (their first commit, in the tests),
- * repinned to their heads with --summary and --findings.
+ * repinned to their heads with --summary and --findings: in this process, or with `heapMiB`, by the
+ * fetcher's bundle in a process of its own whose heap is held to that.
  */
-export async function bumpIn(dir: string, sources: readonly BumpSource[]): Promise<Bumped> {
+export async function bumpIn(dir: string, sources: readonly BumpSource[], heapMiB?: number): Promise<Bumped> {
   const site = await mkdtemp(path.join(dir, "site-"));
   await writeManifest(
     site,
@@ -37,8 +46,28 @@ export async function bumpIn(dir: string, sources: readonly BumpSource[]): Promi
       })),
     ),
   );
-  const result = await runFetcher(["--update", "--summary", "pr.md", "--findings", "findings.json"], site);
+  const argv = ["--update", "--summary", "pr.md", "--findings", "findings.json"];
+  const result =
+    heapMiB === undefined ? await runFetcher(argv, site) : await fetcherInHeap(argv, site, heapMiB);
   const summary = await readFile(path.join(site, "pr.md"), "utf8").catch(() => "");
   const json = await readFile(path.join(site, "findings.json"), "utf8").catch(() => '{"findings":[]}');
   return { site, code: result.code, summary, findings: JSON.parse(json).findings, stderr: result.stderr };
+}
+
+/** The fetcher's bundle run in `cwd` with its heap held to `heapMiB`: its exit code (null when killed) and stderr. */
+function fetcherInHeap(
+  argv: readonly string[],
+  cwd: string,
+  heapMiB: number,
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMiB}`, ...ENTRY, ...argv], {
+    cwd,
+    env: { ...process.env, NODE_OPTIONS: "" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (text: string) => {
+    stderr += text;
+  });
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stderr })));
 }

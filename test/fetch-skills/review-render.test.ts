@@ -7,7 +7,12 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import type { FileChange } from "../../scripts/repin-review/file-change.js";
-import { naturalOrder, type ReviewContent, renderReview } from "../../scripts/repin-review/render.js";
+import {
+  naturalOrder,
+  type ReviewContent,
+  renderReview,
+  ShownFindings,
+} from "../../scripts/repin-review/render.js";
 import type { ServedFile } from "../../scripts/repin-review/served.js";
 import type { Skill } from "../../src/catalog/index.js";
 import { shellWord } from "../../src/shared/index.js";
@@ -55,7 +60,7 @@ function reviewOf(files: readonly FileChange[], padding = 0): ReviewContent {
         },
         skills: { before: 1, after: 1 },
         descriptionTokens: { before: 5, after: 5 },
-        findings: [],
+        findings: new ShownFindings(),
         unsafe: [],
         newlyUnsafe: [],
         newlySafe: [],

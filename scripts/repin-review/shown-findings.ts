@@ -1,0 +1,111 @@
+/**
+ * The findings the review shows of a pack, held once per list however many paths show it: the fetcher
+ * copies each symlink's target as a file of its own, and a bump adding 4,000 links to a file of 252
+ * findings shows a million, 252 per path, which held one by one (and as JSON) took 2.8 GiB.
+ */
+import { createHash } from "node:crypto";
+import { SEVERITIES, type Severity } from "../../src/audit/index.js";
+import type { ReviewedFinding } from "./review-content.js";
+
+/** A path's findings, in order: a list shared with every other path that shows the same (see add). */
+interface PathFindings {
+  readonly path: string;
+  /** Named for the first path that showed them: each is named for `path` only as it is gone through. */
+  readonly findings: readonly ReviewedFinding[];
+}
+
+/**
+ * The findings the review shows, in the order they were added, each path's made only as they are gone
+ * through; counted and ranked without being made.
+ */
+export class ShownFindings implements Iterable<ReviewedFinding> {
+  readonly #paths: PathFindings[] = [];
+  /**
+   * Each list held, by the SHA-256 of its findings' JSON with the path left out: what the review prints
+   * of a finding is its JSON and what it reads of it, so two lists of one digest show alike.
+   */
+  readonly #lists = new Map<string, readonly ReviewedFinding[]>();
+  #length = 0;
+
+  /** How many findings, of every path. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Adds the findings `where` shows, each named for it, after those added before. */
+  add(where: string, findings: readonly ReviewedFinding[]): void {
+    if (findings.length === 0) return;
+    const key = digestButPath(findings);
+    const held = this.#lists.get(key);
+    if (held === undefined) this.#lists.set(key, findings);
+    this.#paths.push({ path: where, findings: held ?? findings });
+    this.#length += findings.length;
+  }
+
+  *[Symbol.iterator](): Iterator<ReviewedFinding> {
+    for (const { path: where, findings } of this.#paths) {
+      for (const found of findings) yield namedFor(found, where);
+    }
+  }
+
+  /** How many findings `matches` holds (it reads no path), counted without making them. */
+  count(matches: (found: ReviewedFinding) => boolean): number {
+    let counted = 0;
+    for (const { findings } of this.#paths) {
+      for (const found of findings) if (matches(found)) counted++;
+    }
+    return counted;
+  }
+
+  /** The first of them `matches` holds (it reads no path) in order, worst first, up to `limit` more. */
+  *#taken(matches: (found: ReviewedFinding) => boolean, limit: number): Generator<ReviewedFinding> {
+    let left = limit;
+    for (const { path: where, findings } of this.#paths) {
+      for (const found of findings) {
+        if (left <= 0) return;
+        if (!matches(found)) continue;
+        left--;
+        yield namedFor(found, where);
+      }
+    }
+  }
+
+  /** How many findings of `lists` `matches` holds (it reads no path), counted without making them. */
+  static countIn(lists: readonly ShownFindings[], matches: (found: ReviewedFinding) => boolean): number {
+    return lists.reduce((sum, list) => sum + list.count(matches), 0);
+  }
+
+  /**
+   * The first `limit` findings of `lists` (one after the other) worst first: by severity, new before old,
+   * else in order, as a stable sort of them all by new, then by severity, has them; only those are made.
+   */
+  static worstFirst(lists: readonly ShownFindings[], limit: number): ReviewedFinding[] {
+    const taken: ReviewedFinding[] = [];
+    for (const severity of SEVERITIES) {
+      for (const isNew of [true, false]) {
+        const matches = (found: ReviewedFinding) => found.severity === severity && found.new === isNew;
+        for (const list of lists) {
+          for (const found of list.#taken(matches, limit - taken.length)) taken.push(found);
+        }
+      }
+    }
+    return taken;
+  }
+}
+
+/** A finding of one severity, new or not: what the review counts them by. */
+export function ofSeverity(severity: Severity, isNew?: boolean): (found: ReviewedFinding) => boolean {
+  return (found) => found.severity === severity && (isNew === undefined || found.new === isNew);
+}
+
+function namedFor(found: ReviewedFinding, where: string): ReviewedFinding {
+  return found.path === where ? found : { ...found, path: where };
+}
+
+/** The SHA-256 of the findings' JSON, each with its path left out (its key kept in place, empty). */
+function digestButPath(findings: readonly ReviewedFinding[]): string {
+  const hash = createHash("sha256");
+  // One finding a line: JSON holds no raw line feed.
+  for (const found of findings) hash.update(`${JSON.stringify({ ...found, path: "" })}\n`);
+  return hash.digest("hex");
+}
