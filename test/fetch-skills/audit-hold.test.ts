@@ -91,6 +91,9 @@ describe("fetch-skills --update with a bump that brings a new high finding", () 
     // What the pull request merges brings no new high finding: its status passes.
     expect(summary).toContain("no new high finding");
     const { findings, heldForReview } = await findingsIn(dir);
+    // Written a finding at a time, in the bytes JSON.stringify makes of the whole object.
+    const json = await read(dir, "findings.json");
+    expect(json).toBe(`${JSON.stringify(JSON.parse(json), null, 2)}\n`);
     expect(findings.filter((found) => found.new && found.severity === "high")).toEqual([]);
     expect(heldForReview).toEqual([
       {
