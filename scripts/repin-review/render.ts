@@ -135,9 +135,15 @@ function openFence(text: string): string | undefined {
 }
 
 /**
+ * The fewest characters of a row of a table of findings, its line feed left out: `| low | \`x\` | r |  |`.
+ * A table of more rows than a budget holds of those makes a text over it.
+ */
+const FINDING_ROW_CHARS = 20;
+
+/**
  * The review at list limit `limit`. A text over `budget` is only ever measured, so its table of findings
- * stops at `budget` + 1 rows, which no text within it holds: a million findings (4,000 links to a file of
- * 252) made a million rows at each render that shows every item.
+ * stops at one row more than a text within it can hold (see FINDING_ROW_CHARS): a million findings
+ * (4,000 links to a file of 252) made a million rows at each render that shows every item.
  */
 function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Parts, budget: number): string {
   const { reviews, listPacks, refused, elsewhere, shared, skipped, collisions } = content;
@@ -227,7 +233,10 @@ function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Pa
     // shorter lists do not cut (up to ALARMING_ROWS): what looks dangerous is read first, not at the end of
     // the body in a collapsed section. New ones first within a severity.
     const alarming = counted(ofSeverity("high")) + newMedium;
-    const rows = Math.min(Math.max(limit, Math.min(alarming, ALARMING_ROWS)), budget + 1);
+    const rows = Math.min(
+      Math.max(limit, Math.min(alarming, ALARMING_ROWS)),
+      Math.floor(budget / FINDING_ROW_CHARS) + 1,
+    );
     lines.push("### Audit findings", "");
     append(
       lines,

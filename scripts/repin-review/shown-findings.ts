@@ -57,7 +57,7 @@ export class ShownFindings implements Iterable<ReviewedFinding> {
     return counted;
   }
 
-  /** The first of them `matches` holds (it reads no path) in order, worst first, up to `limit` more. */
+  /** The first `limit` of them that `matches` holds (it reads no path), in order, each made as it is taken. */
   *#taken(matches: (found: ReviewedFinding) => boolean, limit: number): Generator<ReviewedFinding> {
     let left = limit;
     for (const { path: where, findings } of this.#paths) {
@@ -93,7 +93,7 @@ export class ShownFindings implements Iterable<ReviewedFinding> {
   }
 }
 
-/** A finding of one severity, new or not: what the review counts them by. */
+/** Whether a finding is of `severity`, and new or not when `isNew` says: what the review counts them by. */
 export function ofSeverity(severity: Severity, isNew?: boolean): (found: ReviewedFinding) => boolean {
   return (found) => found.severity === severity && (isNew === undefined || found.new === isNew);
 }
