@@ -176,13 +176,17 @@ function pipedInto(command: string): string | undefined {
     let downloadStage = true;
     let end = download.index + 1;
     for (const stage of pipelineStages(command, download.index, next?.index)) {
+      end = Math.max(end, stage.end);
+      // From a stage that writes nothing it reads (`curl … | echo hi | sh`, `| echo hi > >(sh)`) on, no
+      // stage gets the download; a download in a later stage is read as one of its own (`… | echo hi |
+      // curl … | sh`).
+      if (!downloadStage && writesNoStageInput(stage.text)) break;
       // The download's own stage reads nothing piped, but may write into a command; so may each stage after.
       const runner =
         writtenInto(stage.text, downloadStage) ??
         (downloadStage ? undefined : stageRunner(stage.text, true, true));
       if (runner !== undefined) return runner;
       downloadStage = false;
-      end = Math.max(end, stage.end);
     }
     if (next === null || next.index >= end) {
       download = next;
@@ -456,6 +460,21 @@ function* inputCommands(stage: string, list: boolean): Generator<ShellWord[]> {
 function writesNoInput(words: readonly ShellWord[]): boolean {
   const program = programOf(wordReader(words.values()), false);
   return program !== undefined && !isRemote(program) && NO_INPUT_COMMANDS.has(program.text);
+}
+
+/**
+ * Whether a later stage of a pipeline is one command that writes nothing it reads ({@link writesNoInput}):
+ * `echo hi` in `curl … | echo hi | sh`. A stage of more than one command (a group) is read as passing its
+ * input on, as is any program not known to drop it (`tee`, `cat`, `gunzip`, `jq`, `base64 -d`): an
+ * unknown filter is one an attacker may pick.
+ */
+function writesNoStageInput(stage: string): boolean {
+  const words: ShellWord[] = [];
+  for (const token of shellTokens(stage)) {
+    if (token.kind === "operator") return false;
+    if (token.kind === "word") words.push(token.word);
+  }
+  return writesNoInput(words);
 }
 
 const NO_INPUT_COMMANDS = wordSet("echo printf true false : cd pwd sleep mkdir export");
