@@ -171,6 +171,22 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `${repeated('sh -ecx "$(a) bash -cccc ', size)}\n`,
   },
+  // Script blocks of downloads kept in variables, run or never run, and iex after -Command.
+  {
+    name: "script blocks kept and never run",
+    path: "p/s/run.ps1",
+    make: (size) => `${repeated("$b = [scriptblock]::Create((irm x)); & $c; ", size)}\n`,
+  },
+  {
+    name: "script blocks kept on every line, run at the end",
+    path: "p/s/run.ps1",
+    make: (size) => `${repeated("$b=[scriptblock]::Create((irm x))\n", size)}& $b\n`,
+  },
+  {
+    name: "iex -Command and spaces",
+    path: "p/s/run.ps1",
+    make: (size) => `irm x; iex -c${" ".repeat(size)}x\n`,
+  },
   { name: "continued lines", path: "p/s/run.sh", make: (size) => `curl x ${repeated("\\\n", size)}| sh\n` },
   {
     name: "backticks never closed",

@@ -48,10 +48,58 @@ const SCRIPT_BLOCK_DOWNLOAD =
   /\[(?:System\.Management\.Automation\.)?ScriptBlock\]::Create\s*\(\s*(?:\(\s*)?(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
 
 /**
- * Such a block run by `&` before it, one `(` at most between: `& ([scriptblock]::Create((irm …)))`. The
- * second `&` of `&&` calls nothing.
+ * Such a block run by `&` before it, or given to a cmdlet that runs it, by `-ScriptBlock` or as
+ * Invoke-Command's first argument, one `(` at most between: `& ([scriptblock]::Create((irm …)))`,
+ * `Invoke-Command -ScriptBlock ([scriptblock]::Create((iwr …).Content))`, `Start-Job -ScriptBlock (…)`.
+ * The second `&` of `&&` calls nothing.
  */
-const CALLED = new RegExp(`(?<!&)&\\s*(?:\\(\\s*)?${SCRIPT_BLOCK_DOWNLOAD.source}`, "i");
+const CALLED = new RegExp(
+  `(?:(?<!&)&|-ScriptBlock\\b|\\b(?:Invoke-Command|icm)\\b)\\s*(?:\\(\\s*)?${SCRIPT_BLOCK_DOWNLOAD.source}`,
+  "i",
+);
+
+/**
+ * A script block of a download kept in a variable, the variable's name in group 1: `$b =
+ * [scriptblock]::Create((irm …))`. What runs is the variable, on the same line or a later one.
+ */
+const KEPT_BLOCK = new RegExp(`\\$(\\w+)\\s*=\\s*${SCRIPT_BLOCK_DOWNLOAD.source}`, "gi");
+
+/**
+ * A variable run as a script block, its name in one group: `& $b` (not after `&&`), `. $b` (dot-sourced),
+ * `$b.Invoke()`, `$b.InvokeReturnAsIs()`, `-ScriptBlock $b` (Invoke-Command, Start-Job),
+ * `Invoke-Command $b`.
+ */
+const BLOCK_RUN =
+  /(?<!&)&[ \t]*\$(\w+)|(?:^|[\s;{(|])\.[ \t]+\$(\w+)|\$(\w+)\.Invoke(?:ReturnAsIs)?[ \t]*\(|-ScriptBlock[ \t]+\$(\w+)|\b(?:Invoke-Command|icm)[ \t]+\$(\w+)/gim;
+
+/**
+ * The last place in `text` where each variable kept a script block of a download is run, by lowercase
+ * name (PowerShell's names ignore case). Read once a text, when its first such block is kept: two passes,
+ * one for the variables keeping one and one for their runs, so that only those are held.
+ */
+function keptBlockRuns(text: string): ReadonlyMap<string, number> {
+  const kept = new Set<string>();
+  for (const match of text.matchAll(KEPT_BLOCK)) kept.add((match[1] ?? "").toLowerCase());
+  const runs = new Map<string, number>();
+  for (const match of text.matchAll(BLOCK_RUN)) {
+    const name = (match[1] ?? match[2] ?? match[3] ?? match[4] ?? match[5] ?? "").toLowerCase();
+    if (kept.has(name)) runs.set(name, match.index);
+  }
+  return runs;
+}
+
+/**
+ * Whether a script block of a download the command line at `offset` keeps in a variable is run after it,
+ * on the line or a later one: `$b = [scriptblock]::Create((irm …)); & $b`. `runs` gives
+ * {@link keptBlockRuns} of the text, read when first asked.
+ */
+function keptBlockRun(command: string, offset: number, runs: () => ReadonlyMap<string, number>): boolean {
+  for (const match of command.matchAll(KEPT_BLOCK)) {
+    const run = runs().get((match[1] ?? "").toLowerCase());
+    if (run !== undefined && run > offset + match.index) return true;
+  }
+  return false;
+}
 
 /** A script block run by its method, later on the line: `[scriptblock]::Create(…).Invoke()`. */
 const INVOKED = /\.Invoke(?:ReturnAsIs)?\s*\(/i;
@@ -75,6 +123,11 @@ function scriptBlockRun(command: string): boolean {
  * flagged. Each command line holding a downloader is read once.
  */
 export function pipeToShell(text: string, lines = commandLines(text)): Reader {
+  let runs: ReadonlyMap<string, number> | undefined;
+  const blockRuns = () => {
+    runs ??= keptBlockRuns(text);
+    return runs;
+  };
   return {
     pattern: DOWNLOADER_HERE,
     next: 0,
@@ -82,7 +135,7 @@ export function pipeToShell(text: string, lines = commandLines(text)): Reader {
       const { command, offset, end } = lines(match.index);
       this.next = end;
       const runner =
-        RUN_DOWNLOAD.test(command) || scriptBlockRun(command)
+        RUN_DOWNLOAD.test(command) || scriptBlockRun(command) || keptBlockRun(command, offset, blockRuns)
           ? "run as code"
           : (pipedInto(command) ?? substitutedInto(command, true));
       if (runner === undefined) return undefined;
