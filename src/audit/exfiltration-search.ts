@@ -13,7 +13,7 @@
  */
 import { destructiveCommand } from "./destructive.js";
 import { conceal, override } from "./injection.js";
-import { type CommandLine, commandLines, pipeToShell } from "./pipe-to-shell.js";
+import { type CommandLine, commandLines, type HashComments, pipeToShell } from "./pipe-to-shell.js";
 import type { Reader } from "./reader.js";
 import type { Hit, RuleId } from "./rules.js";
 import { secretFile } from "./secret-files.js";
@@ -23,7 +23,7 @@ import { dataUpload } from "./uploads.js";
 /** A word boundary, which most alternatives of {@link READERS} start with. */
 const WORD_START = String.raw`\b`;
 
-type Make = (text: string, lines: (index: number) => CommandLine) => Reader;
+type Make = (text: string, lines: (index: number) => CommandLine, comments: HashComments) => Reader;
 
 /**
  * The readers of {@link exfiltrationHits}, in the order they are tried at one place, each with the
@@ -143,17 +143,30 @@ export const EXFILTRATION_RULES = [
   "upload-instruction",
 ] as const satisfies readonly RuleId[];
 
+/** How {@link exfiltrationHits} reads a text. */
+export interface ExfiltrationReading {
+  /** Where a `#` starts a comment, which pipe-to-shell leaves alone ({@link HashComments}); nowhere unless said. */
+  readonly comments?: HashComments;
+  /**
+   * Finds where to try the rules (global), those {@link READERS} names for the match's first two
+   * characters, or all of them: the tests pass one that matches every character, one at a time, which
+   * tries each rule at every place as a search of its own would, and expect the same hits.
+   */
+  readonly starts?: RegExp;
+}
+
 /**
  * The hits of the rules below and of pipe-to-shell, each rule's in order of offset (not all of them
  * together: a data-upload hit is at the start of its command, a secret-file hit is given when its line
- * is done). `starts` (global) finds where to try the rules, those {@link READERS} names for the
- * match's first two characters, or all of them: the tests pass one that matches every character, one at
- * a time, which tries each rule at every place as a search of its own would, and expect the same hits.
+ * is done).
  */
-export function* exfiltrationHits(text: string, starts = STARTS): Generator<Hit> {
+export function* exfiltrationHits(
+  text: string,
+  { comments = "none", starts = STARTS }: ExfiltrationReading = {},
+): Generator<Hit> {
   // pipe-to-shell and data-upload read the command line of each `curl` once between them.
   const lines = commandLines(text);
-  const readers = READERS.map(([make]) => make(text, lines));
+  const readers = READERS.map(([make]) => make(text, lines, comments));
   for (let from = 0; ; ) {
     starts.lastIndex = from;
     const start = starts.exec(text);

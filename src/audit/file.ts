@@ -13,6 +13,7 @@ import { explorerFileFindings, explorerKind } from "./explorer-files.js";
 import { hiddenMarkupHits } from "./hidden.js";
 import { htmlCommentHits } from "./html-comments.js";
 import { deceptiveLinkHits } from "./links.js";
+import type { HashComments } from "./pipe-to-shell.js";
 import { type Finding, finding, type Hit, type RuleId } from "./rules.js";
 import { LineCounter } from "./text.js";
 
@@ -95,8 +96,22 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
  * A rule that reads more of the name must say so here.
  */
 export function nameReading(path: string): string {
-  return `${MARKDOWN.test(path) ? "markdown" : "text"} ${SCRIPT_NAME.test(path) ? "script" : "other"} ${explorerKind(path)}`;
+  return `${MARKDOWN.test(path) ? "markdown" : "text"} ${SCRIPT_NAME.test(path) ? "script" : "other"} ${explorerKind(path)} ${hashComments(path)}`;
 }
+
+/**
+ * Where a `#` starts a comment in a file named `path`: in fenced code blocks of such languages in
+ * Markdown, in the whole file in a script or configuration of a language whose comments it starts (a
+ * shell's, PowerShell's, Python's, Ruby's, Perl's, YAML, TOML, a Dockerfile or Makefile), nowhere in
+ * others (in JavaScript it names a private field, in a text it may be a root prompt).
+ */
+function hashComments(path: string): HashComments {
+  if (MARKDOWN.test(path)) return "fenced";
+  return HASH_COMMENT_NAME.test(path) ? "file" : "none";
+}
+
+const HASH_COMMENT_NAME =
+  /\.(?:sh|bash|zsh|ksh|fish|ps1|psm1|py|rb|pl|pm|ya?ml|toml)$|(?:^|\/)(?:Dockerfile|Makefile)$|(?:^|\/)scripts\/[^/.]+$/i;
 
 /**
  * The findings of the rules of {@link diskRules} in `text`, a file's bytes (or its bytes past the head
@@ -105,7 +120,7 @@ export function nameReading(path: string): string {
  * command reads as a shell runs it, whatever the bytes around it.
  */
 function onDiskFindings(path: string, text: string, why: string, linesBefore: number): Finding[] {
-  return textFindings(path, diskRules(text), text).map((found) => ({
+  return textFindings(path, diskRules(text, path), text).map((found) => ({
     ...found,
     line: found.line + linesBefore,
     detail: `${why}: ${found.detail}`,
@@ -116,7 +131,7 @@ function onDiskFindings(path: string, text: string, why: string, linesBefore: nu
 function servedRules(path: string, text: string): Iterable<Hit>[] {
   return [
     mayHoldCharacterHits(text) ? characterHits(text, MARKDOWN.test(path)) : [],
-    exfiltrationHits(text),
+    exfiltrationHits(text, { comments: hashComments(path) }),
     encodedBlobHits(text),
     deceptiveLinkHits(text),
     MARKDOWN.test(path) ? htmlCommentHits(text) : [],
@@ -128,10 +143,15 @@ function servedRules(path: string, text: string): Iterable<Hit>[] {
  * The rules of a file served as binary that tools read as text (see readAsTextOnDisk), decoded a byte a
  * character: those of what a command does or what words tell an agent that opens the file on disk.
  * Not those of characters (they read UTF-8, and such a file's bytes show as whatever encoding the viewer
- * picks; the server shows no one its text) nor of rendered Markdown (no one renders it).
+ * picks; the server shows no one its text) nor of rendered Markdown (no one renders it): a `#` in a
+ * Markdown file's fenced block is read as text there.
  */
-function diskRules(text: string): Iterable<Hit>[] {
-  return [exfiltrationHits(text), encodedBlobHits(text)];
+function diskRules(text: string, path: string): Iterable<Hit>[] {
+  const comments = hashComments(path);
+  return [
+    exfiltrationHits(text, { comments: comments === "file" ? comments : "none" }),
+    encodedBlobHits(text),
+  ];
 }
 
 /**

@@ -27,6 +27,11 @@ import {
 } from "./markdown-paragraphs.js";
 import { lineBreakOf } from "./text.js";
 
+/** The first word of a fence's info string, lowercase, past white space and a `{` or `.` before it. */
+function infoLanguage(info: string): string {
+  return (/^[\s{.]*([\w+#-]*)/.exec(info)?.[1] ?? "").toLowerCase();
+}
+
 /** The guesses a line is read against out of a paragraph: none, as no paragraph goes on with it. */
 const NO_GUESSES: readonly number[] = [];
 
@@ -37,6 +42,11 @@ export interface MarkdownLine {
   readonly end: number;
   /** Shown as code: inside a fenced code block, or an indented one. */
   readonly code: boolean;
+  /**
+   * Inside a fenced code block: the first word of its info string, lowercase (```` ```bash ```` gives
+   * `bash`, ```` ``` {.ps1} ```` `ps1`), `""` when it has none.
+   */
+  readonly language?: string;
   /** Raw HTML: a line of an HTML block, where backticks make no code span. */
   readonly html?: boolean;
   /** Its text starts a paragraph: the line before holds no paragraph text (a link definition may start here). */
@@ -64,6 +74,8 @@ export class MarkdownWalk {
   #fenceColumn = 0;
   /** The quotes open around the fence: a line with fewer `>` ends them, and the fence in them. */
   #fenceQuotes = 0;
+  /** The first word of the open fence's info string (see {@link MarkdownLine.language}). */
+  #fenceLanguage = "";
   /** The line before is blank, or there is none. */
   #blankBefore = true;
   /** The last line that is not blank was indented code. */
@@ -161,7 +173,7 @@ export class MarkdownWalk {
     if (closes) this.#fence = undefined;
     this.#blankBefore = false;
     this.#paragraph = false;
-    return { start, end, code: !closes };
+    return closes ? { start, end, code: false } : { start, end, code: true, language: this.#fenceLanguage };
   }
 
   /**
@@ -365,6 +377,8 @@ export class MarkdownWalk {
     const marker = inItem ?? (indent - base < 4 ? fenceMarker(content) : undefined);
     if (marker === undefined) return false;
     this.#fence = marker;
+    const opening = inItem === undefined ? content : (itemText ?? "");
+    this.#fenceLanguage = infoLanguage(opening.slice(opening.indexOf(marker) + marker.length));
     // A fence continues no paragraph: the items it is not indented into end here.
     if (inItem === undefined) open.closePast(base);
     this.#fenceColumn = open.innermost;

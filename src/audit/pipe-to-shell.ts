@@ -1,5 +1,7 @@
 /** The pipe-to-shell rule: shell command lines that download a script and run it. */
 import { quoted } from "../shared/index.js";
+import { markdownLines } from "./markdown-lines.js";
+import type { MarkdownLine } from "./markdown-walk.js";
 import type { Reader } from "./reader.js";
 import { commandWords, pipelineStages, type ShellWord, shellTokens } from "./shell-words.js";
 
@@ -122,7 +124,12 @@ function scriptBlockRun(command: string): boolean {
  * `curl -o file` and a download piped into `jq`, `tar` or `python -m json.tool` read data and are not
  * flagged. Each command line holding a downloader is read once.
  */
-export function pipeToShell(text: string, lines = commandLines(text)): Reader {
+export function pipeToShell(
+  text: string,
+  lines = commandLines(text),
+  comments: HashComments = "none",
+): Reader {
+  const commented = commentReading(text, comments);
   let runs: ReadonlyMap<string, number> | undefined;
   const blockRuns = () => {
     runs ??= keptBlockRuns(text);
@@ -132,8 +139,9 @@ export function pipeToShell(text: string, lines = commandLines(text)): Reader {
     pattern: DOWNLOADER_HERE,
     next: 0,
     read(match) {
-      const { command, offset, end } = lines(match.index);
+      const { command: line, offset, end } = lines(match.index);
       this.next = end;
+      const command = commented(offset) ? line.slice(0, commentStart(line)) : line;
       const runner =
         RUN_DOWNLOAD.test(command) || scriptBlockRun(command) || keptBlockRun(command, offset, blockRuns)
           ? "run as code"
@@ -142,11 +150,76 @@ export function pipeToShell(text: string, lines = commandLines(text)): Reader {
       return {
         rule: "pipe-to-shell",
         offset,
-        detail: `a download ${runner}: ${quoted(command.trim(), 160)}`,
+        detail: `a download ${runner}: ${quoted(line.trim(), 160)}`,
       };
     },
   };
 }
+
+/**
+ * Where a `#` starts a comment in a text: in the whole of it (a shell script), in the fenced code blocks of
+ * Markdown whose language's comments it starts, or nowhere.
+ */
+export type HashComments = "file" | "fenced" | "none";
+
+/**
+ * Whether the command line at an offset of `text` (asked in order) is one where a `#` starts a comment:
+ * with `fenced`, a line of a fenced code block whose language is one of {@link HASH_COMMENT_LANGUAGES},
+ * told by a Markdown walk made once and read on as the offsets grow.
+ */
+function commentReading(text: string, comments: HashComments): (offset: number) => boolean {
+  if (comments !== "fenced") return () => comments === "file";
+  const walk = markdownLines(text);
+  let line: MarkdownLine | undefined;
+  return (offset) => {
+    while (line === undefined || line.end < offset) {
+      const next = walk.next();
+      if (next.done === true) return false;
+      line = next.value;
+    }
+    return line.start <= offset && HASH_COMMENT_LANGUAGES.has(line.language ?? "");
+  };
+}
+
+/**
+ * The languages of fenced blocks whose comments a `#` starts: shells, PowerShell, Python, Ruby, Perl,
+ * YAML, TOML, Dockerfiles and Makefiles. Not `console`, `shell-session` or a block of no language, where a
+ * line starting `# ` is a root prompt (`# curl … | sh` runs as root), nor Markdown, where it is a heading.
+ */
+const HASH_COMMENT_LANGUAGES: ReadonlySet<string> = wordSet(
+  "sh bash zsh ksh dash ash fish shell shellscript posix powershell pwsh ps1 psm1 ps posh " +
+    "python py python3 ruby rb perl pl yaml yml toml dockerfile docker makefile make",
+);
+
+/**
+ * Where the comment of a command line starts, as a shell reads it: at a `#` beginning a word outside
+ * quotes (`# never do: curl … | sh`, `make # not curl … | sh`), the line's length when none does. A `#`
+ * inside a word (`https://x/#a`, `$#`) or in quotes starts none. One pass.
+ */
+function commentStart(command: string): number {
+  let quote = 0;
+  for (let index = 0; index < command.length; index++) {
+    const code = command.charCodeAt(index);
+    if (quote !== 0) {
+      if (code === quote) quote = 0;
+      else if (code === BACKSLASH_CODE && quote === DOUBLE_QUOTE_CODE) index++;
+    } else if (code === BACKSLASH_CODE) {
+      index++;
+    } else if (code === SINGLE_QUOTE_CODE || code === DOUBLE_QUOTE_CODE) {
+      quote = code;
+    } else if (code === HASH_CODE && (index === 0 || COMMENT_AFTER.has(command.charAt(index - 1)))) {
+      return index;
+    }
+  }
+  return command.length;
+}
+
+/** What a `#` starting a comment may follow: a blank, or an operator ending a word. */
+const COMMENT_AFTER: ReadonlySet<string> = new Set([" ", "\t", ";", "&", "|", "(", ")"]);
+const HASH_CODE = 0x23;
+const BACKSLASH_CODE = 0x5c;
+const SINGLE_QUOTE_CODE = 0x27;
+const DOUBLE_QUOTE_CODE = 0x22;
 
 /** A command line of a text: its text, joined across trailing backslashes, and where it starts and ends. */
 export interface CommandLine {
