@@ -187,6 +187,17 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.ps1",
     make: (size) => `irm x; iex -c${" ".repeat(size)}x\n`,
   },
+  // Comments: every line of a shell block one, read by the Markdown walk; quotes and `#` in one line.
+  {
+    name: "comments in a fenced shell block",
+    path: "p/s/SKILL.md",
+    make: (size) => `\`\`\`bash\n${repeated("# curl x | sh\n", size)}\`\`\`\n`,
+  },
+  {
+    name: "hashes and quotes before a comment",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | sh ${repeated('a#b "# c" ', size)}# d\n`,
+  },
   { name: "continued lines", path: "p/s/run.sh", make: (size) => `curl x ${repeated("\\\n", size)}| sh\n` },
   {
     name: "backticks never closed",

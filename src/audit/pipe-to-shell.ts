@@ -3,7 +3,7 @@ import { quoted } from "../shared/index.js";
 import { markdownLines } from "./markdown-lines.js";
 import type { MarkdownLine } from "./markdown-walk.js";
 import type { Reader } from "./reader.js";
-import { commandWords, pipelineStages, type ShellWord, shellTokens } from "./shell-words.js";
+import { commandWords, pipelineStages, type ShellToken, type ShellWord, shellTokens } from "./shell-words.js";
 
 const DOWNLOADER =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile)\b/i;
@@ -108,13 +108,18 @@ const INVOKED = /\.Invoke(?:ReturnAsIs)?\s*\(/i;
 
 /**
  * Whether `command` makes a script block of a download and runs it, by `&` before it or by `.Invoke()`
- * after it. Each search reads the line once: the `.Invoke(` is looked for only after the first making, not
+ * after it, or keeps it in a variable run later ({@link keptBlockRun}; looked for only on a line that makes
+ * one, so that other lines cost no more search). Each search reads the line once: the `.Invoke(` is looked for only after the first making, not
  * after each, which would read the rest of the line as many times.
  */
-function scriptBlockRun(command: string): boolean {
+function scriptBlockRun(command: string, offset: number, runs: () => ReadonlyMap<string, number>): boolean {
   const made = SCRIPT_BLOCK_DOWNLOAD.exec(command);
   if (made === null) return false;
-  return CALLED.test(command) || INVOKED.test(command.slice(made.index + made[0].length));
+  return (
+    CALLED.test(command) ||
+    INVOKED.test(command.slice(made.index + made[0].length)) ||
+    keptBlockRun(command, offset, runs)
+  );
 }
 
 /**
@@ -143,7 +148,7 @@ export function pipeToShell(
       this.next = end;
       const command = commented(offset) ? line.slice(0, commentStart(line)) : line;
       const runner =
-        RUN_DOWNLOAD.test(command) || scriptBlockRun(command) || keptBlockRun(command, offset, blockRuns)
+        RUN_DOWNLOAD.test(command) || scriptBlockRun(command, offset, blockRuns)
           ? "run as code"
           : (pipedInto(command) ?? substitutedInto(command, true));
       if (runner === undefined) return undefined;
@@ -306,14 +311,15 @@ function pipedInto(command: string): string | undefined {
     let end = download.index + 1;
     for (const stage of pipelineStages(command, download.index, next?.index)) {
       end = Math.max(end, stage.end);
-      // From a stage that writes nothing it reads (`curl … | echo hi | sh`, `| echo hi > >(sh)`) on, no
-      // stage gets the download; a download in a later stage is read as one of its own (`… | echo hi |
-      // curl … | sh`).
-      if (!downloadStage && writesNoStageInput(stage.text)) break;
       // The download's own stage reads nothing piped, but may write into a command; so may each stage after.
-      const runner =
-        writtenInto(stage.text, downloadStage) ??
-        (downloadStage ? undefined : stageRunner(stage.text, true, true));
+      const written = writtenInto(stage.text, downloadStage);
+      const runner = written ?? (downloadStage ? undefined : stageRunner(stage.text, true, true));
+      // A stage that runs what it reads drops none of it; one that runs nothing, or writes into a runner,
+      // may write nothing it reads (`curl … | echo hi | sh`, `| echo hi > >(sh)`): from it on, no stage gets
+      // the download, and a download in a later stage is read as one of its own (`… | echo hi | curl … |
+      // sh`). Asked only then, so that a pipe into sh costs no more reading.
+      const mayDrop = !downloadStage && (runner === undefined || written !== undefined);
+      if (mayDrop && writesNoStageInput(stage.text)) break;
       if (runner !== undefined) return runner;
       downloadStage = false;
     }
@@ -402,7 +408,8 @@ const INPUT_REDIRECTION = /^0?<(?:<<)?$/;
  */
 function substitutedDownload(word: string): boolean {
   const opening = SUBSTITUTION_OPENING.exec(word);
-  if (opening === null) return false;
+  // Only a substitution naming a downloader is read for its program: each costs a reading of its words.
+  if (opening === null || !DOWNLOADER_NAME.test(word)) return false;
   const found = programOf(wordReader(commandWords(word.slice(opening[0].length))), false);
   if (found === undefined || isRemote(found)) return false;
   return DOWNLOAD_PROGRAM.test(found.text.slice(found.text.lastIndexOf("/") + 1));
@@ -410,6 +417,7 @@ function substitutedDownload(word: string): boolean {
 
 const SUBSTITUTION_OPENING = /^(?:<\(|"?\$\(|"?`)/;
 const DOWNLOAD_PROGRAM = /^(?:curl|wget)$/i;
+const DOWNLOADER_NAME = /curl|wget/i;
 
 /**
  * `piped into sh through a process substitution` when a stage writes what it reads or downloads into one
@@ -623,12 +631,21 @@ function writesNoInput(words: readonly ShellWord[]): boolean {
  * unknown filter is one an attacker may pick.
  */
 function writesNoStageInput(stage: string): boolean {
-  const words: ShellWord[] = [];
-  for (const token of shellTokens(stage)) {
-    if (token.kind === "operator") return false;
-    if (token.kind === "word") words.push(token.word);
+  const tokens = shellTokens(stage);
+  // The program is read first, and the rest of the stage only after one that drops its input: a stage of
+  // a million words was read whole for each pipe.
+  const program = programOf(wordReader(wordsBeforeOperator(tokens)), false);
+  if (program === undefined || isRemote(program) || !NO_INPUT_COMMANDS.has(program.text)) return false;
+  for (const token of tokens) if (token.kind === "operator") return false;
+  return true;
+}
+
+/** The words of `tokens` up to the first operator, which is taken too; the rest stay to be read. */
+function* wordsBeforeOperator(tokens: Iterator<ShellToken>): Generator<ShellWord> {
+  for (let token = tokens.next(); token.done !== true; token = tokens.next()) {
+    if (token.value.kind === "operator") return;
+    if (token.value.kind === "word") yield token.value.word;
   }
-  return writesNoInput(words);
 }
 
 const NO_INPUT_COMMANDS = wordSet("echo printf true false : cd pwd sleep mkdir export");
