@@ -146,7 +146,9 @@ export function pipeToShell(
     read(match) {
       const { command: line, offset, end } = lines(match.index);
       this.next = end;
-      const command = commented(offset) ? line.slice(0, commentStart(line)) : line;
+      // Where a Markdown file's blocks are told, only a line that may hold a comment is placed in them.
+      const comment = commentStart(line);
+      const command = comment < line.length && commented(offset) ? line.slice(0, comment) : line;
       const runner =
         RUN_DOWNLOAD.test(command) || scriptBlockRun(command, offset, blockRuns)
           ? "run as code"
@@ -168,9 +170,9 @@ export function pipeToShell(
 export type HashComments = "file" | "fenced" | "none";
 
 /**
- * Whether the command line at an offset of `text` (asked in order) is one where a `#` starts a comment:
- * with `fenced`, a line of a fenced code block whose language is one of {@link HASH_COMMENT_LANGUAGES},
- * told by a Markdown walk made once and read on as the offsets grow.
+ * Whether the command line at an offset of `text` (asked in order, some skipped) is one where a `#`
+ * starts a comment: with `fenced`, a line of a fenced code block whose language is one of
+ * {@link HASH_COMMENT_LANGUAGES}, told by a Markdown walk made once and read on as the offsets grow.
  */
 function commentReading(text: string, comments: HashComments): (offset: number) => boolean {
   if (comments !== "fenced") return () => comments === "file";
