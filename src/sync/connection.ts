@@ -11,6 +11,7 @@ import { SKILLS_LIST_METHOD, SkillsClient } from "@modelcontextprotocol/client/e
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici";
 import { quoted } from "../shared/index.js";
 import { answeredStatus } from "./describe-error.js";
+import { ReadAnswers } from "./read-answers.js";
 
 /** How to reach a server and in which scope, as an MCP client configured for it would. */
 export interface ServerAddress {
@@ -28,6 +29,8 @@ export type Era = "auto" | "legacy" | "modern";
 export interface Connection {
   readonly client: Client;
   readonly skills: SkillsClient;
+  /** The files its reads were answered with instead of the one asked for. */
+  readonly readAnswers: ReadAnswers;
   close(): Promise<void>;
 }
 
@@ -89,6 +92,8 @@ export async function connect(
   });
   // Whoever closes the client (a run's end, a failure, the SDK itself), the pool ends with it.
   transport.onclose = () => void pool.destroy();
+  const readAnswers = new ReadAnswers();
+  readAnswers.watch(transport);
   const mode = era === "modern" ? { pin: "2026-07-28" } : era;
   const client = new Client(
     { name: "skills-mcp-sync", version },
@@ -106,7 +111,12 @@ export async function connect(
   } finally {
     refusals.stop();
   }
-  return { client, skills: new SkillsClient(client, { skipInvalid: true }), close: () => client.close() };
+  return {
+    client,
+    skills: new SkillsClient(client, { skipInvalid: true }),
+    readAnswers,
+    close: () => client.close(),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { type Skill, SkillVerificationError } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
+import { quoted } from "../shared/index.js";
 import { forEachLimited } from "./at-once.js";
 import { readFailure } from "./connect-failure.js";
 import { describeError } from "./describe-error.js";
@@ -66,8 +67,10 @@ export async function downloadSkill(
       const read = await context.packReads
         .send(expected, () => context.skills.read(entry, file.uri))
         .catch((error: unknown) => {
-          throw error instanceof SkillVerificationError
-            ? error
+          if (error instanceof SkillVerificationError) throw error;
+          const instead = context.readAnswers.instead(file.uri);
+          throw instead.length > 0
+            ? new OtherFileAnswered(file.uri, instead)
             : new FileUnread(`reading ${file.uri} failed`, { cause: error });
         });
       files.set(file.path, read.bytes);
@@ -158,6 +161,21 @@ class FileUnread extends Error {
 }
 
 /**
+ * The server answered the read of a file with another file's URI (or several): the SDK says only that
+ * its answer held nothing for the file asked, as if the server had sent nothing.
+ */
+class OtherFileAnswered extends Error {
+  override name = "OtherFileAnswered";
+  constructor(asked: string, instead: readonly string[]) {
+    const others = instead.map((uri) => quoted(uri)).join(", ");
+    const what = instead.length === 1 ? "another file's URI" : "other files' URIs";
+    super(
+      `the server answered the read of ${quoted(asked)} with ${what}, ${others}: nothing of the skill was written`,
+    );
+  }
+}
+
+/**
  * Why reading a skill's files failed, in words: a failed check names the file and what did not match; a
  * read that failed through the environment's proxy with no answer from the server (or the proxy's own
  * status) names the proxy, as a failure to connect does, and what to check.
@@ -167,6 +185,7 @@ function whyUnread(error: unknown, server: URL): string {
     const { said, hint } = readFailure(error, server);
     return `${said}${hint}`;
   }
+  if (error instanceof OtherFileAnswered) return error.message;
   if (error instanceof SkillVerificationError) {
     const what = {
       unlisted: "not in its entry",

@@ -8,6 +8,7 @@ import { ProtocolError } from "@modelcontextprotocol/client";
 import type { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { ByteBudget } from "../budget/index.js";
 import { MAX_ANSWER_BYTES, withAnswerLimit } from "./connection.js";
+import type { ReadAnswers } from "./read-answers.js";
 
 /** What one run reads once for all skills: which URIs are skills, and the pack files already read. */
 export interface DownloadContext {
@@ -15,6 +16,8 @@ export interface DownloadContext {
   readonly server: URL;
   readonly client: Client;
   readonly skills: SkillsClient;
+  /** What the connection's reads were answered with instead of the file asked for. */
+  readonly readAnswers: ReadAnswers;
   /** The root folder URI of every skill the server lists: a file below one is another skill's, not a pack file. */
   readonly skillRoots: ReadonlySet<string>;
   /** Pack file reads by URI, shared by the skills that cite the same file. */

@@ -270,6 +270,7 @@ async function planAndCarryOut(
       server: options.server.url,
       client: connection.client,
       skills: connection.skills,
+      readAnswers: connection.readAnswers,
       skillRoots: new Set(listing.skills.map(skillRoot)),
       packReads: new PackReads(),
     };

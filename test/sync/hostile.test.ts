@@ -54,6 +54,8 @@ interface Script {
   readonly reads: string[];
   /** The `ttlMs` sent with each read: how long the server asks the client to keep the answer. */
   readonly readTtlMs?: number;
+  /** The URI a read's answer names for the file, by the URI asked, where it is another's. */
+  readonly answerAs?: ReadonlyMap<string, string>;
   /** Resolves when the read of a URI may be answered: a server slow to answer some reads. */
   readonly hold?: (uri: string) => Promise<void>;
 }
@@ -105,19 +107,20 @@ function hostileServer(script: Script): () => McpServer {
         await script.hold?.(uri.href);
         const content = script.files.get(uri.href);
         if (content === undefined) throw new Error(`nothing at ${uri.href}`);
+        const named = script.answerAs?.get(uri.href) ?? uri.href;
         if (typeof content === "object" && "blob" in content) {
-          return { contents: [{ uri: uri.href, blob: content.blob, mimeType: "application/octet-stream" }] };
+          return { contents: [{ uri: named, blob: content.blob, mimeType: "application/octet-stream" }] };
         }
         if (Buffer.isBuffer(content)) {
           return {
             contents: [
-              { uri: uri.href, blob: content.toString("base64"), mimeType: "application/octet-stream" },
+              { uri: named, blob: content.toString("base64"), mimeType: "application/octet-stream" },
             ],
           };
         }
         const text = typeof content === "string" ? { text: content, mimeType: "text/markdown" } : content;
         const ttl = script.readTtlMs === undefined ? {} : { ttlMs: script.readTtlMs };
-        return { contents: [{ uri: uri.href, ...text }], ...ttl };
+        return { contents: [{ uri: named, ...text }], ...ttl };
       },
     );
     mcp.server.setRequestHandler(SKILLS_LIST_METHOD, { params: ListSkillsRequestParamsSchema }, () => ({
@@ -340,6 +343,34 @@ describe("content", () => {
     const { reason } = await syncBeside(hostile);
     expect(reason).toMatch(/climb: skipped: reading skill:\/\/evil\/climb\/notes\.md failed: /);
   });
+
+  // Regression: the line said "resources/read returned no contents for <uri>", the SDK's words, as if the
+  // server had sent nothing, where it had sent another file.
+  it.each(["modern", "legacy"] as const)(
+    "refuses a skill a file of which the server answers with another file's URI, naming both (%s era)",
+    async (era) => {
+      const hostile = climb({ "notes.md": "listed", "other.md": "other" });
+      const script: Script = {
+        entries: [GOOD.entry, hostile.entry],
+        files: new Map([...GOOD.files, ...hostile.files]),
+        answerAs: new Map([["skill://evil/climb/notes.md", "skill://evil/climb/other\u001b[31m.md"]]),
+        reads: [],
+      };
+      server = await serveMcp(hostileServer(script));
+      const report = await sync(server.url, target, { era });
+      expect(report.counts).toMatchObject({ added: 1, skipped: 1 });
+      expect(
+        report.lines.filter((line) => line.includes("climb")).map((line) => line.replace(/^\[\d\/2\] /, "")),
+      ).toEqual([
+        'climb: skipped: the server answered the read of "skill://evil/climb/notes.md" with another file\'s URI, "skill://evil/climb/other{U+001B}[31m.md": nothing of the skill was written',
+      ]);
+      expect(await everythingIn(root.dir)).toEqual([
+        "outside/sentinel.txt",
+        `target/${LOCK_FILE}`,
+        "target/good/SKILL.md",
+      ]);
+    },
+  );
 
   // The SDK's schema issues came as a dozen lines of JSON, shown on the skill's line with each break escaped.
   it("refuses a file sent as a blob that is not base64, saying so in a line", async () => {
@@ -875,6 +906,7 @@ describe("memory", () => {
         server: new URL(server.url),
         client: connection.client,
         skills: connection.skills,
+        readAnswers: connection.readAnswers,
         skillRoots: new Set(listing.skills.map(skillRoot)),
         packReads: new PackReads(),
       };
