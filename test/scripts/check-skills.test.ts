@@ -391,8 +391,10 @@ describe("npm run check-skills", () => {
     expect(two).toMatchObject({
       code: 2,
       stdout: "",
-      stderr: expect.stringMatching(/^check-skills: one folder at most \(got 2\)/),
+      stderr: expect.stringMatching(/^check-skills: one folder at most \(got 2\)\n\n/),
     });
+    // Every wrong command line is followed by the usage, as an unknown option is.
+    expect(two.stderr).toContain("Usage: npm run check-skills -- [folder]");
   });
 
   // Regression: with no skill to serve, check-skills printed only the refusal, which names the first three
