@@ -121,6 +121,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Once shutdown begins every answer closes its connection: a keep-alive connection that a request still
   // in flight at close leaves idle would otherwise hold the process until the grace period runs out.
   const readiness = deps.readiness ?? new Readiness();
+  // A connection lingering after its refusal is owed nothing more: the stop closes it rather than wait
+  // out its bounds (the server's close waits for every connection).
+  app.addHook("preClose", (done) => {
+    lingering.closeAll();
+    done();
+  });
   app.addHook("onSend", (request, reply, payload, done) => {
     if (readiness.draining) reply.header("connection", "close");
     // What a refused or failed request was told, for its log line: the line alone said only that it failed.

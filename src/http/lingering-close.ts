@@ -27,7 +27,8 @@ export const LINGER_BOUNDS: LingerBounds = { totalMs: 5000, idleMs: 1000, most: 
  * saw ECONNRESET or EPIPE where it was sent a 413.
  */
 export class LingeringCloses {
-  readonly #sockets = new Set<Socket>();
+  /** Each lingering connection, with what closes it. */
+  readonly #sockets = new Map<Socket, () => void>();
 
   constructor(readonly bounds: LingerBounds) {}
 
@@ -56,8 +57,16 @@ export class LingeringCloses {
     };
   }
 
+  /**
+   * Closes every lingering connection now, for the server's stop: a lingering connection has had its
+   * answer, and nothing it still sends is read for a request, so waiting for it held the stop up to
+   * `totalMs`, past the drain, for a client owed nothing.
+   */
+  closeAll(): void {
+    for (const close of [...this.#sockets.values()]) close();
+  }
+
   #linger(socket: Socket): void {
-    this.#sockets.add(socket);
     const { totalMs, idleMs } = this.bounds;
     const close = (): void => {
       clearTimeout(whole);
@@ -67,6 +76,7 @@ export class LingeringCloses {
       this.#sockets.delete(socket);
       socket.destroy();
     };
+    this.#sockets.set(socket, close);
     const whole = setTimeout(close, totalMs);
     // Told by the count of bytes read, not by 'data' events: Node's parser reads the connection itself and
     // throws the rest of a refused body away, so no event says that a byte came.

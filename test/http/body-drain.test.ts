@@ -260,6 +260,23 @@ describe("the bounds of a connection read on after its 413", () => {
       await server.close();
     }
   });
+
+  // Regression: the stop waited out each lingering connection's bounds (5 s), past SHUTDOWN_DRAIN_MS and
+  // past the 2.5 s grace, whose end then called them clients that never finished their requests.
+  it("closes at once when the server stops", async () => {
+    const { server, lingering, allClosed } = await lingeringServer({
+      totalMs: 600_000,
+      idleMs: 600_000,
+      most: 64,
+    });
+    const socket = refused(server.url, 64 * MIB);
+    await socket.ended;
+    expect(lingering.count).toBe(1);
+    // Bounds of ten minutes: a stop that waits for them times the test out.
+    await Promise.all([server.close(), allClosed()]);
+    expect(socket.answer()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(lingering.count).toBe(0);
+  });
 });
 
 describe("a refused body that stops arriving", () => {
