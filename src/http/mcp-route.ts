@@ -143,8 +143,13 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       if (caller instanceof Refusal) return refuse(reply, caller);
       // The era is told by the headers and the body, which the key holds: a kept answer needs no telling.
       const asked = endpoints.request(caller, request.raw, body, request.id);
-      if (asked.kept !== undefined) return sender.send(reply, asked.kept);
       const weight = fileBytesOfBody(mcp, caller.scope, body);
+      // A kept answer holds the file as much as a new one: a client that stops taking it loses its
+      // connection too (it kept the connection, and Node's buffer of the answers, for good).
+      if (asked.kept !== undefined) {
+        if (weight > 0) reply.raw.setTimeout(settings.requestTimeoutMs);
+        return sender.send(reply, asked.kept);
+      }
       if (weight > fileBytes.limit) return refuse(reply, tooMuchToRead(weight, fileBytes.limit));
       if (weight > 0) await holdUntilSent(reply, fileBytes, weight);
       const { answer, failed, failure } = await asked.answer();

@@ -128,6 +128,41 @@ describe("a client that does not take its answers", () => {
   });
 });
 
+// Regression: a kept answer (the answer cache's) was sent without the timeout a new answer holding a file
+// gets, so a client that pipelined a file's read and never read the answers kept its connection, and Node's
+// buffer of what it was not taking, for good.
+describe("a client that does not take a kept answer holding a file", () => {
+  it("loses its connection once REQUEST_TIMEOUT_MS passes", async () => {
+    const server = await startServer(tree.skillsDir, [], httpSettings({ REQUEST_TIMEOUT_MS: "500" }));
+    try {
+      const read = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "read_skill", arguments: { skill: "two", file: "big.txt" } },
+      };
+      // Answered once, so that every answer below is a kept one.
+      expect((await post(`${server.url}/mcp`, read)).status).toBe(200);
+      const closed = new Promise<void>((resolve) => {
+        server.app.server.once("connection", (socket: net.Socket) => socket.once("close", () => resolve()));
+      });
+      const body = JSON.stringify(read);
+      const request = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const socket = net.connect(Number(new URL(server.url).port), "127.0.0.1");
+      socket.on("error", () => {});
+      socket.pause();
+      // 30 answers of some 200 KB: more than the sockets' buffers hold, less than the 8 MiB that cuts a
+      // connection by itself. Kept open for good, the connection times the test out.
+      socket.write(request.repeat(30));
+      await closed;
+      socket.destroy();
+      expect((await post(`${server.url}/mcp`, ping)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("load shedding", () => {
   let server: RunningServer;
   beforeAll(async () => {
