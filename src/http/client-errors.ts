@@ -42,7 +42,9 @@ export function clientErrorHandler(
       logger.info({ status, code: error.code, remoteAddress: socket.remoteAddress }, "request");
       metrics.recordHttp(undefined, undefined, status);
       if (socket.writable) socket.write(rawAnswer(status, message));
-      socket.destroy(error);
+      // Closed lingering: destroyed with the bytes after the error unread, the connection was reset, and the
+      // reset threw away what the client had not read yet, this refusal and the answers pipelined before it.
+      lingering.close(socket);
     };
     const before = pipelined.unwritten(socket);
     if (before === undefined) {

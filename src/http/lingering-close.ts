@@ -48,13 +48,19 @@ export class LingeringCloses {
    * moment taken over, for this socket alone. Once `most` linger, it closes at once, as Node closes it.
    */
   closeAfterAnswer(socket: Socket): void {
-    socket.destroySoon = () => {
-      if (this.#sockets.size >= this.bounds.most || socket.destroyed) {
-        socket.end(() => socket.destroy());
-        return;
-      }
-      this.#linger(socket);
-    };
+    socket.destroySoon = () => this.close(socket);
+  }
+
+  /**
+   * Closes `socket`, its last answer written, lingering; once `most` linger, at once. Also for an answer
+   * written on the connection itself (a request Node could not parse, with bytes still coming after it).
+   */
+  close(socket: Socket): void {
+    if (this.#sockets.size >= this.bounds.most || socket.destroyed) {
+      socket.end(() => socket.destroy());
+      return;
+    }
+    this.#linger(socket);
   }
 
   /**
