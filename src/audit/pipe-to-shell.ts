@@ -103,6 +103,58 @@ function keptBlockRun(command: string, offset: number, runs: () => ReadonlyMap<s
   return false;
 }
 
+/**
+ * A download kept in a variable as a string, the variable's name in group 1 (PowerShell's) or 2 (a
+ * shell's): `$s = irm …`, `$s = (iwr …).Content`, `$s = (New-Object Net.WebClient).DownloadString(…)`,
+ * `x=$(curl …)`, `x="$(wget …)"`, ``x=`curl …` ``. A shell's name starts a word (the look-behind), so that a
+ * long word is read once, not from each of its characters; `(` takes the white space after it.
+ */
+const KEPT_STRING =
+  /\$(\w+)\s*=\s*(?:\(\s*)?(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b|(?<![\w$])(\w+)="?(?:\$\(|`)[ \t]*(?:curl|wget)\b/gi;
+
+/**
+ * A variable's string run as code, its name in group 1 (PowerShell's) or 2 (a shell's): `iex $s`,
+ * `Invoke-Expression ($s)`, `eval "$x"`, `sh -c "$x"`, `bash -ec "${x}"`. Each optional part starts with
+ * a character of its own, so that white space is matched one way only.
+ */
+const STRING_RUN =
+  /\b(?:iex|Invoke-Expression)[ \t]*(?:\([ \t]*)?"?\$(\w+)|\b(?:eval|(?:ba|z|da|k)?sh[ \t]+-[a-zA-Z]*c)[ \t]+["']?\$\{?(\w+)/gi;
+
+/** The key of a kept variable: PowerShell's names ignore case, a shell's do not. */
+const variableKey = (match: RegExpMatchArray): string =>
+  match[1] === undefined ? `sh ${match[2] ?? ""}` : `ps ${match[1].toLowerCase()}`;
+
+/**
+ * The last place in `text` where each variable kept a download as a string is run as code, by
+ * {@link variableKey}. Read once a text, when its first such string is kept, in two passes as
+ * {@link keptBlockRuns} is.
+ */
+function keptStringRuns(text: string): ReadonlyMap<string, number> {
+  const kept = new Set<string>();
+  for (const match of text.matchAll(KEPT_STRING)) kept.add(variableKey(match));
+  const runs = new Map<string, number>();
+  for (const match of text.matchAll(STRING_RUN)) {
+    const key = variableKey(match);
+    if (kept.has(key)) runs.set(key, match.index);
+  }
+  return runs;
+}
+
+/**
+ * Whether a download the command line at `offset` keeps in a variable as a string is run as code after
+ * it, on the line or a later one: `$s = irm …; iex $s`, `x=$(curl …)` then `eval "$x"`. `runs` gives
+ * {@link keptStringRuns} of the text, read when first asked.
+ */
+function keptStringRun(command: string, offset: number, runs: () => ReadonlyMap<string, number>): boolean {
+  // Most lines with a download keep nothing: those are not searched again.
+  if (!command.includes("=")) return false;
+  for (const match of command.matchAll(KEPT_STRING)) {
+    const run = runs().get(variableKey(match));
+    if (run !== undefined && run > offset + match.index) return true;
+  }
+  return false;
+}
+
 /** A script block run by its method, later on the line: `[scriptblock]::Create(…).Invoke()`. */
 const INVOKED = /\.Invoke(?:ReturnAsIs)?\s*\(/i;
 
@@ -140,6 +192,11 @@ export function pipeToShell(
     runs ??= keptBlockRuns(text);
     return runs;
   };
+  let stringRuns: ReadonlyMap<string, number> | undefined;
+  const keptRuns = () => {
+    stringRuns ??= keptStringRuns(text);
+    return stringRuns;
+  };
   return {
     pattern: DOWNLOADER_HERE,
     next: 0,
@@ -150,7 +207,9 @@ export function pipeToShell(
       const comment = commentStart(line);
       const command = comment < line.length && commented(offset) ? line.slice(0, comment) : line;
       const runner =
-        RUN_DOWNLOAD.test(command) || scriptBlockRun(command, offset, blockRuns)
+        RUN_DOWNLOAD.test(command) ||
+        scriptBlockRun(command, offset, blockRuns) ||
+        keptStringRun(command, offset, keptRuns)
           ? "run as code"
           : (pipedInto(command) ?? substitutedInto(command, true));
       if (runner === undefined) return undefined;
