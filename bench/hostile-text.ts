@@ -193,6 +193,22 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `${repeated('x=$(curl y); eval "$z"; iex $t; ', size)}\n`,
   },
+  // PowerShell block comments: many holding downloads, one never closed, quotes and `#` around `<#`.
+  {
+    name: "block comments holding downloads",
+    path: "p/s/run.ps1",
+    make: (size) => `${repeated("<# irm x | iex #> ", size)}\n`,
+  },
+  {
+    name: "a block comment never closed",
+    path: "p/s/SKILL.md",
+    make: (size) => `\`\`\`powershell\n${repeated("<# irm x | iex # '\n", size)}\`\`\`\n`,
+  },
+  {
+    name: "quotes and hashes around block comments",
+    path: "p/s/run.ps1",
+    make: (size) => `irm x | iex ${repeated("'<#' \"#>\" a#<# ", size)}\n`,
+  },
   {
     name: "iex -Command and spaces",
     path: "p/s/run.ps1",

@@ -107,8 +107,12 @@ export function nameReading(path: string): string {
  */
 function hashComments(path: string): HashComments {
   if (MARKDOWN.test(path)) return "fenced";
+  if (POWERSHELL_NAME.test(path)) return "powershell";
   return HASH_COMMENT_NAME.test(path) ? "file" : "none";
 }
+
+/** A PowerShell script or module, whose `<# … #>` is a comment too. */
+const POWERSHELL_NAME = /\.psm?1$/i;
 
 const HASH_COMMENT_NAME =
   /\.(?:sh|bash|zsh|ksh|fish|ps1|psm1|py|rb|pl|pm|ya?ml|toml)$|(?:^|\/)(?:Dockerfile|Makefile)$|(?:^|\/)scripts\/[^/.]+$/i;
@@ -149,7 +153,7 @@ function servedRules(path: string, text: string): Iterable<Hit>[] {
 function diskRules(text: string, path: string): Iterable<Hit>[] {
   const comments = hashComments(path);
   return [
-    exfiltrationHits(text, { comments: comments === "file" ? comments : "none" }),
+    exfiltrationHits(text, { comments: comments === "fenced" ? "none" : comments }),
     encodedBlobHits(text),
   ];
 }

@@ -187,6 +187,7 @@ export function pipeToShell(
   comments: HashComments = "none",
 ): Reader {
   const commented = commentReading(text, comments);
+  const blockCommentEnd = blockCommentReading(text, comments);
   let runs: ReadonlyMap<string, number> | undefined;
   const blockRuns = () => {
     runs ??= keptBlockRuns(text);
@@ -201,6 +202,12 @@ export function pipeToShell(
     pattern: DOWNLOADER_HERE,
     next: 0,
     read(match) {
+      // A download in a PowerShell block comment runs nothing: the search goes on past the comment.
+      const commentEnd = blockCommentEnd(match.index);
+      if (commentEnd !== undefined) {
+        this.next = commentEnd;
+        return undefined;
+      }
       const { command: line, offset, end } = lines(match.index);
       this.next = end;
       // Where a Markdown file's blocks are told, only a line that may hold a comment is placed in them.
@@ -223,10 +230,11 @@ export function pipeToShell(
 }
 
 /**
- * Where a `#` starts a comment in a text: in the whole of it (a shell script), in the fenced code blocks of
- * Markdown whose language's comments it starts, or nowhere.
+ * Where a `#` starts a comment in a text: in the whole of it (a shell script; "powershell", a PowerShell
+ * script, where `<# … #>` is one too), in the fenced code blocks of Markdown whose language's comments it
+ * starts (`<# … #>` in PowerShell's), or nowhere.
  */
-export type HashComments = "file" | "fenced" | "none";
+export type HashComments = "file" | "powershell" | "fenced" | "none";
 
 /**
  * Whether the command line at an offset of `text` (asked in order, some skipped) is one where a `#`
@@ -234,7 +242,7 @@ export type HashComments = "file" | "fenced" | "none";
  * {@link HASH_COMMENT_LANGUAGES}, told by a Markdown walk made once and read on as the offsets grow.
  */
 function commentReading(text: string, comments: HashComments): (offset: number) => boolean {
-  if (comments !== "fenced") return () => comments === "file";
+  if (comments !== "fenced") return () => comments === "file" || comments === "powershell";
   const walk = markdownLines(text);
   let line: MarkdownLine | undefined;
   return (offset) => {
@@ -256,6 +264,105 @@ const HASH_COMMENT_LANGUAGES: ReadonlySet<string> = wordSet(
   "sh bash zsh ksh dash ash fish shell shellscript posix powershell pwsh ps1 psm1 ps posh " +
     "python py python3 ruby rb perl pl yaml yml toml dockerfile docker makefile make",
 );
+
+/** The languages of fenced blocks that are PowerShell, where `<# … #>` is a comment. */
+const POWERSHELL_LANGUAGES: ReadonlySet<string> = wordSet("powershell pwsh ps1 psm1 ps posh");
+
+/**
+ * Where the PowerShell block comment holding an offset of `text` ends, undefined when none holds it; asked
+ * in order of offset. The comments are found once, when first asked, and only in a text holding a `<#`.
+ */
+function blockCommentReading(text: string, comments: HashComments): (offset: number) => number | undefined {
+  if ((comments !== "powershell" && comments !== "fenced") || !text.includes("<#")) return () => undefined;
+  let regions: readonly number[] | undefined;
+  let next = 0;
+  return (offset) => {
+    regions ??= blockComments(text, comments === "fenced");
+    while (next < regions.length && (regions[next + 1] ?? 0) <= offset) next += 2;
+    const start = regions[next];
+    return start !== undefined && start <= offset ? regions[next + 1] : undefined;
+  };
+}
+
+/**
+ * PowerShell's block comments in `text`, each as its start and its end after `#>`, in order: in the whole
+ * text, or with `fenced`, in the lines of Markdown's fenced PowerShell blocks, a comment going on across
+ * the lines of its block. *Decision*: one never closed (in the file, or in its block) is no comment, so
+ * that a `<#` cannot hide what follows it; PowerShell refuses such a script, but a reader copies its lines.
+ */
+function blockComments(text: string, fenced: boolean): number[] {
+  const regions: number[] = [];
+  const scan: BlockScan = { open: -1, quote: 0 };
+  if (!fenced) {
+    scanBlockComments(text, 0, text.length, scan, regions);
+    return regions;
+  }
+  for (const line of markdownLines(text)) {
+    if (POWERSHELL_LANGUAGES.has(line.language ?? "")) {
+      scan.quote = 0;
+      scanBlockComments(text, line.start, line.end, scan, regions);
+    } else {
+      scan.open = -1;
+    }
+  }
+  return regions;
+}
+
+/** Where a scan for block comments is: where the one open starts (-1 when none is), the quote it is in. */
+interface BlockScan {
+  open: number;
+  quote: number;
+}
+
+/**
+ * Reads `text` from `from` to `to` a character at a time for block comments, adding each closed one to
+ * `regions`: `<#` opens one outside quotes and `#` comments, `#>` closes it. A quote ends at its line's end
+ * (one left open by prose hides no `<#` after it); a `#` beginning a word starts a comment to the line's end.
+ */
+function scanBlockComments(text: string, from: number, to: number, scan: BlockScan, regions: number[]): void {
+  for (let index = from; index < to; index++) {
+    const code = text.charCodeAt(index);
+    const after = text.charCodeAt(index + 1);
+    if (scan.open !== -1) {
+      if (code === HASH_CODE && after === GREATER_CODE && index + 1 < to) {
+        regions.push(scan.open, index + 2);
+        scan.open = -1;
+        index++;
+      }
+    } else if (code === NEWLINE_CODE) {
+      scan.quote = 0;
+    } else if (scan.quote !== 0) {
+      if (code === scan.quote) scan.quote = 0;
+      else if (code === BACKTICK_CODE && scan.quote === DOUBLE_QUOTE_CODE) index++;
+    } else if (code === SINGLE_QUOTE_CODE || code === DOUBLE_QUOTE_CODE) {
+      scan.quote = code;
+    } else if (code === LESS_CODE && after === HASH_CODE && index + 1 < to) {
+      scan.open = index;
+      index++;
+    } else if (code === HASH_CODE && (index === from || WORD_BEFORE_COMMENT.has(text.charAt(index - 1)))) {
+      const newline = text.indexOf("\n", index);
+      index = newline === -1 || newline > to ? to : newline - 1;
+    }
+  }
+}
+
+/** What a `#` starting a PowerShell line comment may follow: a line break, or what {@link commentStart} allows. */
+const WORD_BEFORE_COMMENT: ReadonlySet<string> = new Set([
+  "\n",
+  " ",
+  "\t",
+  ";",
+  "&",
+  "|",
+  "(",
+  ")",
+  "{",
+  "}",
+]);
+const NEWLINE_CODE = 0x0a;
+const LESS_CODE = 0x3c;
+const GREATER_CODE = 0x3e;
+const BACKTICK_CODE = 0x60;
 
 /**
  * Where the comment of a command line starts, as a shell reads it: at a `#` beginning a word outside
