@@ -191,7 +191,8 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
   {
     name: "downloads kept and never run",
     path: "p/s/run.sh",
-    make: (size) => `${repeated('x=$(curl y); eval "$z"; iex $t; ', size)}\n`,
+    make: (size) =>
+      `${repeated('x=$(curl y); eval "$z"; iex $t; $t | iex; echo "$z" | sh <<< "$z"; ', size)}\n`,
   },
   // PowerShell block comments: many holding downloads, one never closed, quotes and `#` around `<#`.
   {

@@ -113,16 +113,17 @@ const KEPT_STRING =
   /\$(\w+)\s*=\s*(?:\(\s*)?(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b|(?<![\w$])(\w+)="?(?:\$\(|`)[ \t]*(?:curl|wget)\b/gi;
 
 /**
- * A variable's string run as code, its name in group 1 (PowerShell's) or 2 (a shell's): `iex $s`,
- * `Invoke-Expression ($s)`, `eval "$x"`, `sh -c "$x"`, `bash -ec "${x}"`. Each optional part starts with
- * a character of its own, so that white space is matched one way only.
+ * A variable's string run as code, its name in group 1 or 2 (PowerShell's) or 3 to 5 (a shell's): `iex
+ * $s`, `Invoke-Expression ($s)`, `$s | iex`; `eval "$x"`, `sh -c "$x"`, `bash -ec "${x}"`, `echo "$x" |
+ * sudo bash`, `bash <<< "$x"`. Each optional part starts with a character of its own, so that white space
+ * is matched one way only.
  */
 const STRING_RUN =
-  /\b(?:iex|Invoke-Expression)[ \t]*(?:\([ \t]*)?"?\$(\w+)|\b(?:eval|(?:ba|z|da|k)?sh[ \t]+-[a-zA-Z]*c)[ \t]+["']?\$\{?(\w+)/gi;
+  /\b(?:iex|Invoke-Expression)[ \t]*(?:\([ \t]*)?"?\$(\w+)|\$(\w+)[ \t]*\|[ \t]*(?:iex|Invoke-Expression)\b|\b(?:eval|(?:ba|z|da|k)?sh[ \t]+-[a-zA-Z]*c)[ \t]+["']?\$\{?(\w+)|\becho[ \t]+"?\$\{?(\w+)\}?"?[ \t]*\|[ \t]*(?:sudo[ \t]+)?(?:ba|z|da|k)?sh\b|\b(?:ba|z|da|k)?sh[ \t]*<<<[ \t]*"?\$\{?(\w+)/gi;
 
-/** The key of a kept variable: PowerShell's names ignore case, a shell's do not. */
-const variableKey = (match: RegExpMatchArray): string =>
-  match[1] === undefined ? `sh ${match[2] ?? ""}` : `ps ${match[1].toLowerCase()}`;
+/** The key of a kept variable, by its PowerShell or shell name: PowerShell's names ignore case, a shell's do not. */
+const variableKey = (powershell: string | undefined, shell: string | undefined): string =>
+  powershell === undefined ? `sh ${shell ?? ""}` : `ps ${powershell.toLowerCase()}`;
 
 /**
  * The last place in `text` where each variable kept a download as a string is run as code, by
@@ -131,10 +132,10 @@ const variableKey = (match: RegExpMatchArray): string =>
  */
 function keptStringRuns(text: string): ReadonlyMap<string, number> {
   const kept = new Set<string>();
-  for (const match of text.matchAll(KEPT_STRING)) kept.add(variableKey(match));
+  for (const match of text.matchAll(KEPT_STRING)) kept.add(variableKey(match[1], match[2]));
   const runs = new Map<string, number>();
   for (const match of text.matchAll(STRING_RUN)) {
-    const key = variableKey(match);
+    const key = variableKey(match[1] ?? match[2], match[3] ?? match[4] ?? match[5]);
     if (kept.has(key)) runs.set(key, match.index);
   }
   return runs;
@@ -149,7 +150,7 @@ function keptStringRun(command: string, offset: number, runs: () => ReadonlyMap<
   // Most lines with a download keep nothing: those are not searched again.
   if (!command.includes("=")) return false;
   for (const match of command.matchAll(KEPT_STRING)) {
-    const run = runs().get(variableKey(match));
+    const run = runs().get(variableKey(match[1], match[2]));
     if (run !== undefined && run > offset + match.index) return true;
   }
   return false;

