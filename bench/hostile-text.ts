@@ -211,6 +211,11 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) => `irm x | iex ${repeated("'<#' \"#>\" a#<# ", size)}\n`,
   },
   {
+    name: "a here-string never closed",
+    path: "p/s/run.ps1",
+    make: (size) => `$t = @'\n${repeated("<# irm x | iex '@ #> \"\n", size)}\n`,
+  },
+  {
     name: "iex -Command and spaces",
     path: "p/s/run.ps1",
     make: (size) => `irm x; iex -c${" ".repeat(size)}x\n`,

@@ -293,51 +293,68 @@ function blockCommentReading(text: string, comments: HashComments): (offset: num
  */
 function blockComments(text: string, fenced: boolean): number[] {
   const regions: number[] = [];
-  const scan: BlockScan = { open: -1, quote: 0 };
+  const scan: BlockScan = { open: -1, quote: 0, here: 0 };
   if (!fenced) {
     scanBlockComments(text, 0, text.length, scan, regions);
     return regions;
   }
   for (const line of markdownLines(text)) {
     if (POWERSHELL_LANGUAGES.has(line.language ?? "")) {
-      scan.quote = 0;
       scanBlockComments(text, line.start, line.end, scan, regions);
     } else {
       scan.open = -1;
+      scan.quote = 0;
+      scan.here = 0;
     }
   }
   return regions;
 }
 
-/** Where a scan for block comments is: where the one open starts (-1 when none is), the quote it is in. */
+/**
+ * Where a scan for block comments is: where the comment open starts (-1 when none is), the quote of the
+ * string it is in and that of the here-string it is in (0 when none is).
+ */
 interface BlockScan {
   open: number;
   quote: number;
+  here: number;
 }
 
 /**
- * Reads `text` from `from` to `to` a character at a time for block comments, adding each closed one to
- * `regions`: `<#` opens one outside quotes and `#` comments, `#>` closes it. A quote ends at its line's end
- * (one left open by prose hides no `<#` after it); a `#` beginning a word starts a comment to the line's end.
+ * Reads `text` from `from` (a line's start) to `to` a character at a time for block comments, adding each
+ * closed one to `regions`: `<#` opens one outside strings and `#` comments, `#>` closes it. A string goes
+ * on across lines, as PowerShell's do, and a here-string (`@'`, `@"`) to its `'@` or `"@` at a line's
+ * start (past blanks and a quote's `>`): a `<#` inside one is text, and read as a comment a later `#>`
+ * closed, it hid the commands between. A quote never closed makes no comment after it: a miss of a
+ * comment costs a finding, not a hidden download. A `#` beginning a word starts a comment to the line's end.
  */
 function scanBlockComments(text: string, from: number, to: number, scan: BlockScan, regions: number[]): void {
+  let lineStart = true;
   for (let index = from; index < to; index++) {
     const code = text.charCodeAt(index);
-    const after = text.charCodeAt(index + 1);
+    const after = index + 1 < to ? text.charCodeAt(index + 1) : -1;
+    const atLineStart: boolean = lineStart;
+    lineStart = code === NEWLINE_CODE || (atLineStart && LINE_PREFIX_CODES.has(code));
     if (scan.open !== -1) {
-      if (code === HASH_CODE && after === GREATER_CODE && index + 1 < to) {
+      if (code === HASH_CODE && after === GREATER_CODE) {
         regions.push(scan.open, index + 2);
         scan.open = -1;
         index++;
       }
-    } else if (code === NEWLINE_CODE) {
-      scan.quote = 0;
+    } else if (scan.here !== 0) {
+      if (atLineStart && code === scan.here && after === AT_CODE) {
+        scan.here = 0;
+        index++;
+      }
     } else if (scan.quote !== 0) {
       if (code === scan.quote) scan.quote = 0;
       else if (code === BACKTICK_CODE && scan.quote === DOUBLE_QUOTE_CODE) index++;
+    } else if (code === AT_CODE && (after === SINGLE_QUOTE_CODE || after === DOUBLE_QUOTE_CODE)) {
+      scan.here = after;
+      index++;
     } else if (code === SINGLE_QUOTE_CODE || code === DOUBLE_QUOTE_CODE) {
       scan.quote = code;
-    } else if (code === LESS_CODE && after === HASH_CODE && index + 1 < to) {
+    } else if (code === LESS_CODE && after === HASH_CODE) {
       scan.open = index;
       index++;
     } else if (code === HASH_CODE && (index === from || WORD_BEFORE_COMMENT.has(text.charAt(index - 1)))) {
@@ -346,6 +363,10 @@ function scanBlockComments(text: string, from: number, to: number, scan: BlockSc
     }
   }
 }
+
+/** What may stand before a here-string's end on its line: blanks, and a Markdown quote's `>`. */
+const LINE_PREFIX_CODES: ReadonlySet<number> = new Set([0x20, 0x09, 0x3e]);
+const AT_CODE = 0x40;
 
 /** What a `#` starting a PowerShell line comment may follow: a line break, or what {@link commentStart} allows. */
 const WORD_BEFORE_COMMENT: ReadonlySet<string> = new Set([
