@@ -192,7 +192,12 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     name: "downloads kept and never run",
     path: "p/s/run.sh",
     make: (size) =>
-      `${repeated('x=$(curl y); eval "$z"; iex $t; $t | iex; echo "$z" | sh <<< "$z"; ', size)}\n`,
+      `${repeated('x=$(curl y); eval "$z"; iex $t; $t | iex; echo "$z" | sh <<< "$z"; & ([scriptblock]::Create($t)); ', size)}\n`,
+  },
+  {
+    name: "printf formats never closed before kept downloads",
+    path: "p/s/run.sh",
+    make: (size) => `x=$(curl y)\n${repeated("printf '%s ", size)}"$x" | sh\n`,
   },
   // PowerShell block comments: many holding downloads, one never closed, quotes and `#` around `<#`.
   {
