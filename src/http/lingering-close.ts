@@ -83,6 +83,9 @@ export class LingeringCloses {
       socket.destroy();
     };
     this.#sockets.set(socket, close);
+    // Left ref'd: the socket's own handle holds the process up while it lingers, so unref'd timers would let
+    // nothing exit sooner, and closeAll clears them at the stop. A client that shut down its side needs no
+    // case of its own: the end below finishes the socket, Node destroys it, and 'close' ends the lingering.
     const whole = setTimeout(close, totalMs);
     // Told by the count of bytes read, not by 'data' events: Node's parser reads the connection itself and
     // throws the rest of a refused body away, so no event says that a byte came.

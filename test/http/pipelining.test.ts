@@ -1,7 +1,8 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LingeringCloses } from "../../src/http/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
-import { type RunningServer, startServer } from "../helpers/server.js";
+import { httpSettings, type RunningServer, startServer } from "../helpers/server.js";
 
 let tree: StandardCatalog;
 let server: RunningServer;
@@ -38,10 +39,13 @@ const health = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
  * Writes `requests` on a raw connection, then, when `halfClose`, shuts down the client's side as
  * `nc -N` does, keeping the other open to read; resolves with all that arrived once the server closes it.
  */
-function exchange(requests: string, { halfClose }: { halfClose: boolean }): Promise<string> {
+function exchange(
+  requests: string,
+  { halfClose, url = server.url }: { halfClose: boolean; url?: string },
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({
-      port: Number(new URL(server.url).port),
+      port: Number(new URL(url).port),
       host: "127.0.0.1",
       allowHalfOpen: true,
     });
@@ -141,5 +145,33 @@ describe("an error in a request pipelined after others", () => {
   it("alone on its connection, is refused at once as before", async () => {
     const answer = await exchange("NOT HTTP AT ALL\r\n\r\n", { halfClose: false });
     expect(statusLines(answer)).toEqual(["HTTP/1.1 400 Bad Request"]);
+  });
+});
+
+// A client that has shut down its side sends nothing more to read and throw away: its connection, closed
+// lingering (here after headers cut short by that end), is let go once the refusal is written, never held
+// to its bounds waiting for an end that has already come.
+describe("a refusal to a client that has shut down its side", () => {
+  it("lets the connection go once written, holding none of the lingering bounds", async () => {
+    // Bounds of ten minutes: a connection held to them times the test out.
+    const lingering = new LingeringCloses({ totalMs: 600_000, idleMs: 600_000, most: 64 });
+    const lingeringServer = await startServer(tree.skillsDir, [], httpSettings(), {}, lingering);
+    try {
+      // The client's side closes as the server's does; the server's own socket tells when it lets go.
+      const serverSides: Promise<void>[] = [];
+      lingeringServer.app.server.on("connection", (socket: net.Socket) => {
+        serverSides.push(new Promise((resolve) => socket.once("close", () => resolve())));
+      });
+      const answer = await exchange(`${readSkill(1)}GET /health HTTP/1.1\r\nHost: 127`, {
+        halfClose: true,
+        url: lingeringServer.url,
+      });
+      expect(answeredIds(answer)).toEqual([1]);
+      expect(statusLines(answer).map((line) => line.split(" ")[1])).toEqual(["200", "400"]);
+      await Promise.all(serverSides);
+      expect(lingering.count).toBe(0);
+    } finally {
+      await lingeringServer.close();
+    }
   });
 });
