@@ -1,13 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { type Skill, SkillVerificationError } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
-import { quoted } from "../shared/index.js";
 import { forEachLimited } from "./at-once.js";
 import { readFailure } from "./connect-failure.js";
 import { describeError } from "./describe-error.js";
 import { listedFiles, skillRoot } from "./listed-files.js";
 import type { InstalledSkill } from "./lock.js";
 import { type DownloadedSkill, PackFilesOverRoom, TEXT_FILE, withPackFiles } from "./pack-files.js";
+import { otherFileAnswered } from "./read-answers.js";
 import {
   ANSWER_ENVELOPE_BYTES,
   CitedFileUnreadable,
@@ -167,11 +167,7 @@ class FileUnread extends Error {
 class OtherFileAnswered extends Error {
   override name = "OtherFileAnswered";
   constructor(asked: string, instead: readonly string[]) {
-    const others = instead.map((uri) => quoted(uri)).join(", ");
-    const what = instead.length === 1 ? "another file's URI" : "other files' URIs";
-    super(
-      `the server answered the read of ${quoted(asked)} with ${what}, ${others}: nothing of the skill was written`,
-    );
+    super(`${otherFileAnswered(asked, instead)}: nothing of the skill was written`);
   }
 }
 

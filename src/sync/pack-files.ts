@@ -9,6 +9,7 @@ import { decodeUtf8 } from "../shared/index.js";
 import { citedPaths } from "./citations.js";
 import type { PackFileRecord } from "./lock.js";
 import { clashingPaths, relativePathProblem } from "./paths.js";
+import { otherFileAnswered } from "./read-answers.js";
 import { ANSWER_ENVELOPE_BYTES, type PackLookup } from "./reads.js";
 
 /** A skill read from the server and checked, ready to be written: every file by its path in the skill's folder. */
@@ -91,6 +92,10 @@ export async function withPackFiles(
           leftOut.push(
             `\`${cited}\` (${uri}): not read: its answer is over ${pack.over} bytes, twice what this skill may still hold (${Math.max(limitLeft, 0)} bytes of ${SKILL_LIMITS.bytes})`,
           );
+          break;
+        }
+        if ("instead" in pack) {
+          leftOut.push(`\`${cited}\`: ${otherFileAnswered(uri, pack.instead)}: nothing of it was written`);
           break;
         }
         if ("bytes" in pack) {

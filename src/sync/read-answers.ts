@@ -6,6 +6,7 @@ import {
   type RequestId,
   type Transport,
 } from "@modelcontextprotocol/client";
+import { quoted } from "../shared/index.js";
 
 /** Of an answer's files, the URIs kept to name: a hostile answer may list thousands. */
 const URIS_KEPT = 2;
@@ -60,6 +61,16 @@ export class ReadAnswers {
     if (named.length === 0 || named.includes(uri)) this.#instead.delete(uri);
     else this.#instead.set(uri, named.slice(0, URIS_KEPT));
   }
+}
+
+/**
+ * What a read of `asked` answered with `instead` is, in words: both URIs quoted, as server text is. Said
+ * alike for a skill's own file and for a pack file it cites, each then saying what was not written.
+ */
+export function otherFileAnswered(asked: string, instead: readonly string[]): string {
+  const others = instead.map((uri) => quoted(uri)).join(", ");
+  const what = instead.length === 1 ? "another file's URI" : "other files' URIs";
+  return `the server answered the read of ${quoted(asked)} with ${what}, ${others}`;
 }
 
 /** The `uri` of each file in a read's `contents`, as far as it is one. */

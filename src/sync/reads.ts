@@ -24,8 +24,14 @@ export interface DownloadContext {
   readonly packReads: PackReads;
 }
 
-/** A pack file as read: its bytes, or that the server serves nothing there. */
-export type PackRead = { readonly bytes: Uint8Array } | { readonly missing: true };
+/**
+ * A pack file as read: its bytes, that the server serves nothing there, or the URIs (the first few) of the
+ * other files its answer held instead: a server's bug or a hostile one, to be named, not taken for none.
+ */
+export type PackRead =
+  | { readonly bytes: Uint8Array }
+  | { readonly missing: true }
+  | { readonly instead: readonly string[] };
 
 /**
  * A pack file looked up within a room: as read, or `over` when its answer went past those bytes and was
@@ -106,7 +112,7 @@ export class PackReads {
     const pending = this.#underWay.get(uri);
     if (pending !== undefined) {
       const shared = await pending;
-      if ("bytes" in shared || "missing" in shared || shared.over >= room) return shared;
+      if (!("over" in shared) || shared.over >= room) return shared;
     }
     const started = this.#slots.run(async (): Promise<PackLookup> => {
       let within = Math.min(room, PACK_ANSWER_BYTES, MAX_ANSWER_BYTES);
@@ -155,7 +161,9 @@ export class PackReads {
 }
 
 function sizeOf(uri: string, read: PackRead): number {
-  return uri.length + ("bytes" in read ? read.bytes.length : 0);
+  if ("bytes" in read) return uri.length + read.bytes.length;
+  if ("instead" in read) return read.instead.reduce((sum, other) => sum + other.length, uri.length);
+  return uri.length;
 }
 
 /** Files read from the server at once, for the whole run. */
@@ -170,7 +178,10 @@ export function readPackFile(uri: string, room: number, context: DownloadContext
     try {
       const result = await context.client.readResource({ uri });
       const content = result.contents.find((item) => new URL(item.uri).href === uri);
-      if (content === undefined) return { missing: true };
+      if (content === undefined) {
+        const instead = context.readAnswers.instead(uri);
+        return instead.length > 0 ? { instead } : { missing: true };
+      }
       return "text" in content
         ? { bytes: Buffer.from(content.text, "utf8") }
         : { bytes: Buffer.from(content.blob, "base64") };

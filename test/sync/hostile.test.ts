@@ -372,6 +372,36 @@ describe("content", () => {
     },
   );
 
+  // Regression: a pack file whose read was answered with another file's URI was taken for one the server
+  // does not serve, and left out without a word.
+  it.each(["modern", "legacy"] as const)(
+    "leaves out a file a skill cites that the server answers with another file's URI, naming both (%s era)",
+    async (era) => {
+      const cites = skill("skill://evil/cites", "cites", {
+        "SKILL.md": skillMd("cites", "The cites skill.", "See shared/tokens.md."),
+      });
+      const script: Script = {
+        entries: [GOOD.entry, cites.entry],
+        files: new Map([...GOOD.files, ...cites.files, ["skill://evil/shared/tokens.md", "tokens"]]),
+        answerAs: new Map([["skill://evil/shared/tokens.md", "skill://evil/shared/other\u001b[31m.md"]]),
+        reads: [],
+      };
+      server = await serveMcp(hostileServer(script));
+      const report = await sync(server.url, target, { era });
+      expect(report.counts).toMatchObject({ added: 2, skipped: 0 });
+      expect(
+        report.lines.filter((line) => line.includes("cites:")).map((line) => line.replace(/^\[\d\/2\] /, "")),
+      ).toEqual([
+        "cites: to add: 1 file fetched and verified; left out 1 file(s) it cites, as its SKILL.md now says",
+      ]);
+      const installed = await readTree(target);
+      expect(Object.keys(installed)).toEqual(["cites/SKILL.md", "good/SKILL.md"]);
+      expect(installed["cites/SKILL.md"]).toContain(
+        '- `shared/tokens.md`: the server answered the read of "skill://evil/shared/tokens.md" with another file\'s URI, "skill://evil/shared/other{U+001B}[31m.md": nothing of it was written\n',
+      );
+    },
+  );
+
   // The SDK's schema issues came as a dozen lines of JSON, shown on the skill's line with each break escaped.
   it("refuses a file sent as a blob that is not base64, saying so in a line", async () => {
     const hostile = climb({ "notes.bin": Buffer.from("bytes") });
