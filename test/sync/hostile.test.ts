@@ -399,6 +399,8 @@ describe("content", () => {
       expect(installed["cites/SKILL.md"]).toContain(
         '- `shared/tokens.md`: the server answered the read of "skill://evil/shared/tokens.md" with another file\'s URI, "skill://evil/shared/other{U+001B}[31m.md": nothing of it was written\n',
       );
+      // Looked up again, answered alike: the copy is as the server serves it, not an update each run.
+      expect((await sync(server.url, target, { era })).counts).toMatchObject({ unchanged: 2, updated: 0 });
     },
   );
 
