@@ -2,24 +2,10 @@
 import type { Finding } from "../../src/audit/index.js";
 import type { ReviewedSource } from "../fetch-skills/review-contract.js";
 import type { PackChanges } from "./compare.js";
+// A finding's shape lives with the lists that hold it; the render step and the review read it here too.
 import type { ShownFindings } from "./shown-findings.js";
 
-/**
- * The review's own rule, high: a served file the bump adds or changes that the audit did not read (over
- * 16 MiB, or unreadable). The server serves it unaudited; the review makes someone read it.
- */
-export const NOT_AUDITED = "not-audited";
-
-/** A finding of the new commit (the audit's, or the review's own), and whether the old one had it too. */
-export type ReviewedFinding = Omit<Finding, "rule"> & {
-  readonly rule: Finding["rule"] | typeof NOT_AUDITED;
-  readonly new: boolean;
-  /**
-   * Of a finding the old commit had in a file moved out of one skill into another: the id of the skill it
-   * moved into, to which the finding is new (see newToSkill in index.ts); undefined for the pack files.
-   */
-  readonly newTo?: { readonly skill: string | undefined };
-};
+export { NOT_AUDITED, type ReviewedFinding } from "./shown-findings.js";
 
 export interface SourceReview {
   readonly source: ReviewedSource;

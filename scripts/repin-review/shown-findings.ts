@@ -4,8 +4,24 @@
  * findings shows a million, 252 per path, which held one by one (and as JSON) took 2.8 GiB.
  */
 import { createHash } from "node:crypto";
-import { SEVERITIES, type Severity } from "../../src/audit/index.js";
-import type { ReviewedFinding } from "./review-content.js";
+import { type Finding, SEVERITIES, type Severity } from "../../src/audit/index.js";
+
+/**
+ * The review's own rule, high: a served file the bump adds or changes that the audit did not read (over
+ * 16 MiB, or unreadable). The server serves it unaudited; the review makes someone read it.
+ */
+export const NOT_AUDITED = "not-audited";
+
+/** A finding of the new commit (the audit's, or the review's own), and whether the old one had it too. */
+export type ReviewedFinding = Omit<Finding, "rule"> & {
+  readonly rule: Finding["rule"] | typeof NOT_AUDITED;
+  readonly new: boolean;
+  /**
+   * Of a finding the old commit had in a file moved out of one skill into another: the id of the skill it
+   * moved into, to which the finding is new (see newToSkill in index.ts); undefined for the pack files.
+   */
+  readonly newTo?: { readonly skill: string | undefined };
+};
 
 /** A path's findings, in order: a list shared with every other path that shows the same (see add). */
 interface PathFindings {
