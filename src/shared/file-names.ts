@@ -5,7 +5,7 @@
  * another (`.GIT`, `git~1`), as a device (`aux.txt`), or be cut (`notes.`). One rule for all three, so that
  * what the server serves is what sync can write, and what the fetcher copies is what the server serves.
  */
-import { visible } from "./visible.js";
+import { codePoint, visible } from "./visible.js";
 
 /** The longest file name most file systems take, in UTF-8 bytes. */
 const MAX_NAME_BYTES = 255;
@@ -117,9 +117,7 @@ function lengthProblem(name: string): string | undefined {
 
 function describe(character: string): string {
   const code = character.codePointAt(0) ?? 0;
-  return code < 0x20 || code === 0x7f
-    ? `a control character (U+${code.toString(16).toUpperCase().padStart(4, "0")})`
-    : `"${character}"`;
+  return code < 0x20 || code === 0x7f ? `a control character (${codePoint(code)})` : `"${character}"`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import {
+  codePoint,
   describeArgsError,
   givenTwice,
   noKey,
@@ -458,6 +459,5 @@ function unsendableInKey(key: string): string | undefined {
   const at = characters.findIndex((character) => !/^[\x21-\x7e]$/.test(character));
   const character = characters[at];
   if (character === undefined) return undefined;
-  const code = character.codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0");
-  return `U+${code} at character ${at + 1}`;
+  return `${codePoint(character.codePointAt(0) ?? 0)} at character ${at + 1}`;
 }
