@@ -28,6 +28,28 @@ const CLIENT_LIST = Object.entries(CLIENT_FOLDERS)
   .map(([name, folders]) => `${name} (~/${folders.personal}, or ${folders.project})`)
   .join(",\n                         ");
 
+/**
+ * Headers the MCP transport and fetch set for each request (the body's type and length, what it accepts,
+ * the protocol era and method, the session): one given with --header was replaced without a word, or failed
+ * every request (`Content-Length`: "invalid content-length header"). The help names them as written here.
+ */
+const TRANSPORT_HEADER_NAMES = [
+  "Accept",
+  "Connection",
+  "Content-Length",
+  "Content-Type",
+  "Last-Event-ID",
+  "MCP-Protocol-Version",
+  "Mcp-Method",
+  "Mcp-Name",
+  "Mcp-Session-Id",
+  "Transfer-Encoding",
+] as const;
+/** TRANSPORT_HEADER_NAMES lowercase, as a given name is compared. */
+const TRANSPORT_HEADERS: ReadonlySet<string> = new Set(
+  TRANSPORT_HEADER_NAMES.map((name) => name.toLowerCase()),
+);
+
 /** The longest `--wait`, a day: more is a typo of a few digits. */
 const LONGEST_WAIT_SECONDS = 86_400;
 
@@ -49,7 +71,8 @@ Where to install:
 Scope, as a client would ask for it:
   --pack SELECTOR        a pack, group or pack/group, sent as X-Skill-Pack; repeat for several
   --header "NAME: VALUE" a header sent with every request; repeat for several (not one the MCP connection
-                         sets itself: Accept, Content-Type, Content-Length, MCP-Protocol-Version, Mcp-*)
+                         sets itself: ${TRANSPORT_HEADER_NAMES.slice(0, 5).join(", ")},
+                         ${TRANSPORT_HEADER_NAMES.slice(5).join(", ")})
   --api-key-file FILE    a file holding the server's API key, sent as Authorization: Bearer
 
 What to do:
@@ -369,24 +392,6 @@ function serverUrl(text: string): URL {
   }
   return url;
 }
-
-/**
- * Headers the MCP transport and fetch set for each request (the body's type and length, what it accepts,
- * the protocol era and method, the session), lowercase: one given with --header was replaced without a
- * word, or failed every request (`Content-Length`: "invalid content-length header").
- */
-const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
-  "accept",
-  "connection",
-  "content-length",
-  "content-type",
-  "last-event-id",
-  "mcp-method",
-  "mcp-name",
-  "mcp-protocol-version",
-  "mcp-session-id",
-  "transfer-encoding",
-]);
 
 /** An HTTP header name: a token (RFC 9110). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

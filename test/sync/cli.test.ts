@@ -247,6 +247,22 @@ it.each([
   expect(await readdir(work)).toEqual([]);
 });
 
+// The help named "Mcp-*" as refused, where Mcp-Foo is sent and only the MCP connection's own are refused, and
+// left out Connection, Transfer-Encoding and Last-Event-ID, which are: each it names is refused, as named.
+it("refuses --header of each name its help says the MCP connection sets itself", async () => {
+  const { stdout: help } = await run("--help");
+  const listed = /sets itself: ([^)]*)\)/.exec(help.replace(/\s+/g, " "))?.[1] ?? "";
+  const names = listed.split(", ");
+  expect(names).toContain("Transfer-Encoding");
+  for (const name of names) {
+    const { status, stderr } = await run(open.url, "--to", "x", "--header", `${name}: 1`);
+    expect(status).toBe(2);
+    expect(stderr.split("\n")[0]).toBe(
+      `skills-mcp sync: --header ${name}: sync's MCP connection sets this header itself for each request, so the value given would not be sent (or would break the request); leave it out`,
+    );
+  }
+});
+
 // fetch failed the connection with "Cannot convert argument to a ByteString because the character at index 7
 // has a value of 1082", an index into "Bearer <key>", naming neither the file nor what was wrong with it.
 it("refuses an --api-key-file whose key a bearer token cannot hold, without showing the key", async () => {
