@@ -44,11 +44,15 @@ const PARTS: readonly Part[] = ["throughput", "scale", "tokens", "hostile"];
 /** What runs without `--only`: the hostile corpus takes minutes of its own, and is run when asked for. */
 const DEFAULT_PARTS: readonly Part[] = ["throughput", "scale", "tokens"];
 
-const USAGE = `usage: npm run bench -- [--only throughput,scale,tokens,hostile] [--seconds 3] [--sizes 1000,10000,50000]
+const USAGE = `usage: npm run bench -- [--only ${DEFAULT_PARTS.join(",")}] [--seconds 3] [--sizes 1000,10000,50000]
                     [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
                     [--compare <git ref>] [--control] [--start-order alternate|this-first|other-first]
                     [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
                     [--requests <ids, comma list>] [--hostile-kind <text>]
+A number or path shown is the default (--start-order: alternate; --corpus: ../shared/bench/corpus beside
+the checkout, else the bundled examples). --only takes a comma list of ${PARTS.join(", ")}:
+hostile runs only when named. npm run bench builds first. Exits 1 when a part fails, 2 when the command
+line is wrong.
 (docs/performance.md says what each measures)`;
 
 const OPTIONS = {

@@ -360,7 +360,7 @@ describe("npm run bench:parts", () => {
 // folder …/--help does not exist"); a word given as a count was NaN.
 describe("each bench's command line", () => {
   it.each<[string, string]>([
-    ["index.ts", "usage: npm run bench -- [--only throughput,scale,tokens,hostile]"],
+    ["index.ts", "usage: npm run bench -- [--only throughput,scale,tokens] [--seconds 3]"],
     ["search-quality.ts", "usage: npm run bench:search -- <corpus folder>"],
     ["audit-hostile.ts", "usage: npm run bench:audit --"],
     ["linear.ts", "usage: npm run bench:linear --"],
