@@ -13,8 +13,9 @@ import { tolerateClosedOutput } from "./closed-output.js";
 
 const USAGE = `Usage: npm run audit-skills -- [folder] [--json] [--fail-on high|medium|low|never]
 
-Audits a skills folder (default ./skills) as the server loads it: every file it serves, each skill's
-name and description, and the symlinks the fetcher skipped. Rules and their reasons: docs/audit.md.
+Audits a skills folder (default ./skills) as the server loads it (SKILL_PACKS as the environment gives
+it): every file it serves, each skill's name and description, and the symlinks the fetcher skipped.
+Rules and their reasons: docs/audit.md. What it did not audit goes to stderr, a line each.
 Exits 1 when a finding is at or above --fail-on, 2 when the command line is wrong or the server would
 refuse the folder.
 

@@ -26,7 +26,8 @@ import type { Options } from "./tokens-run.js";
 const USAGE = `Usage: npm run tokens -- [catalog folder] [--queries FILE]... [--catalog-preview on|off]
 
 Prints what the tool surface costs a model in o200k tokens, and, for the whole catalog and each pack as an
-X-Skill-Pack scope, what a model sees before its first call and the cue coverage of each query set.
+X-Skill-Pack scope, what a model sees before its first call and the cue coverage of each query set. The
+catalog folder defaults to the bundled examples (whose query set is bench/queries/examples.json).
 Exits 1 when the catalog or a query set cannot be read, 2 when the command line is wrong.
 
 Options:

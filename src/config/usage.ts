@@ -9,11 +9,12 @@ const NO_BREAK = "\u00a0";
 /** `--help`: every option and setting as declared (options.ts, settings.ts), with its default. */
 export const USAGE = [
   "Usage: skills-mcp [--stdio] [--build-index] [--steering [--pack SELECTOR]...] [--version] [--help]",
-  "       skills-mcp sync <server URL> (--to <folder> | --client <name>) [options]   (skills-mcp sync --help)",
+  "       skills-mcp sync <server URL> (--to <folder> | --client <name> [--project]) [options]",
   "",
   ...wrapped(
     "Serves Agent Skills over MCP: Streamable HTTP on /mcp (default) or stdio. `sync` installs a server's " +
-      "skills into a local skills folder, verified, for coding agents that read skills from disk.",
+      "skills into a local skills folder, verified, for coding agents that read skills from disk (its options: " +
+      `skills-mcp${NO_BREAK}sync${NO_BREAK}--help).`,
     "",
   ),
   "",
