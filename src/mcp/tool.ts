@@ -209,22 +209,37 @@ function unwrapped(
   names: readonly string[],
   args: Readonly<Record<string, unknown>>,
 ): Readonly<Record<string, unknown>> {
-  const wrapper = Object.keys(args).find((key) => {
-    const value = args[key];
-    return (
-      WRAPPERS.has(key) &&
-      !names.includes(key) &&
-      typeof value === "object" &&
-      value !== null &&
-      !Array.isArray(value)
-    );
-  });
-  if (wrapper === undefined) return args;
-  const inner = args[wrapper] as Readonly<Record<string, unknown>>;
-  if (Object.keys(inner).length > MAX_ARGUMENTS) return args;
-  const { [wrapper]: _lifted, ...rest } = args;
-  const lifted = Object.entries(inner).filter(([key]) => blank(rest[key]));
-  return { ...rest, ...Object.fromEntries(lifted) };
+  for (const [wrapper, value] of Object.entries(args)) {
+    if (!WRAPPERS.has(wrapper) || names.includes(wrapper)) continue;
+    const inner = wrappedArguments(value);
+    if (inner === undefined) continue;
+    if (Object.keys(inner).length > MAX_ARGUMENTS) return args;
+    const { [wrapper]: _lifted, ...rest } = args;
+    const lifted = Object.entries(inner).filter(([key]) => blank(rest[key]));
+    return { ...rest, ...Object.fromEntries(lifted) };
+  }
+  return args;
+}
+
+/**
+ * The arguments a wrapper holds: an object, or a string holding one, as models write the arguments
+ * when they encode them as JSON twice (`{"arguments": "{\"query\": \"csv\"}"}`). Ignored, that
+ * string left the call without its arguments: a search answered with the whole listing.
+ */
+function wrappedArguments(value: unknown): Readonly<Record<string, unknown>> | undefined {
+  const held = typeof value === "string" && value.trimStart().startsWith("{") ? parsedOrNot(value) : value;
+  return typeof held === "object" && held !== null && !Array.isArray(held)
+    ? (held as Readonly<Record<string, unknown>>)
+    : undefined;
+}
+
+/** `text` parsed as JSON, or undefined when it is none. */
+function parsedOrNot(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether an argument reads as not given. */

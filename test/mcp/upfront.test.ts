@@ -322,6 +322,9 @@ describe.each(ERAS)("in the %s era", (era) => {
         { skill: "tax-returns", arguments: { skill: "payroll-runs" } },
         { skill: "tax-returns" },
       ],
+      // Encoded as JSON twice, as models write them: the search was answered with the whole listing.
+      ["list_skills", { arguments: '{"query": "brisket"}' }, { query: "brisket" }],
+      ["read_skill", { args: ' {"skill":"tax-returns","file":null}' }, { skill: "tax-returns" }],
     ] as const)("%s(%j) reads the arguments sent one level down", async (tool, args, meant) => {
       const answer = await call(client, tool, { ...args });
       expect(answer).toEqual(await call(client, tool, { ...meant }));
