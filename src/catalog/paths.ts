@@ -113,15 +113,43 @@ export function skillOwningPath(pack: Pack, requested: string): { skill: Skill; 
 /**
  * The one of `paths` a client most likely meant by `requested`, which names none of them: models write
  * paths with backslashes (as a SKILL.md written on Windows cites them), a leading `/` or `./`,
- * percent-encoded, in another case, from a folder above (`pack/skill/x.md`), or by the file's name alone.
- * Undefined unless exactly one path fits, and for a path that leaves the folder.
+ * percent-encoded, in another case, from a folder above (`pack/skill/x.md`), or by the file's name alone,
+ * and copy them as a SKILL.md cites them (see citedPath). Undefined unless exactly one path fits, and for
+ * a path that leaves the folder.
  */
 export function meantFilePath(requested: string, paths: Iterable<string>): string | undefined {
+  const all = [...paths];
+  const cited = citedPath(requested);
+  return meantAmong(requested, all) ?? (cited === requested ? undefined : meantAmong(cited, all));
+}
+
+/** What wraps a path a SKILL.md cites, by its opening character: a code span, quotes, an autolink. */
+const CITATION_ENDS: ReadonlyMap<string, string> = new Map([
+  ["`", "`"],
+  ['"', '"'],
+  ["'", "'"],
+  ["<", ">"],
+]);
+
+/**
+ * `requested` without what a SKILL.md writes around a path it cites, which models copy with it: a code
+ * span or quotes (`` `references/api.md` ``), and a link's anchor (`references/api.md#pagination`, of
+ * `[pagination](references/api.md#pagination)`). Each was answered as naming no file.
+ */
+function citedPath(requested: string): string {
+  const text = requested.trim();
+  const end = CITATION_ENDS.get(text.charAt(0));
+  const wrapped = end !== undefined && text.length > 1 && text.endsWith(end);
+  const unwrapped = wrapped ? text.slice(1, -1).trim() : text;
+  const anchor = unwrapped.indexOf("#");
+  return anchor > 0 ? unwrapped.slice(0, anchor) : unwrapped;
+}
+
+function meantAmong(requested: string, all: readonly string[]): string | undefined {
   const key = normalizeFilePath(
     decodePercents(requested.trim().replaceAll("\\", "/")).replace(/^\.?\/+/, ""),
   );
   if (key === undefined) return undefined;
-  const all = [...paths];
   if (all.includes(key)) return key;
   const wanted = key.toLowerCase();
   const anyCase = all.filter((candidate) => candidate.toLowerCase() === wanted);

@@ -58,6 +58,24 @@ describe("meantFilePath", () => {
     expect(meantFilePath("skill/docs/README.md", [...paths, "README.md"])).toBe("docs/README.md");
   });
 
+  // Copied as a SKILL.md cites it: they were answered as naming no file.
+  it.each([
+    "`references/guide.md`",
+    '"references/guide.md"',
+    "<references/guide.md>",
+    "references/guide.md#setup",
+    "` references/guide.md#setup `",
+    "./references/guide.md#",
+  ])("names the file %j cites", (requested) => {
+    expect(meantFilePath(requested, paths)).toBe("references/guide.md");
+  });
+
+  it("reads a # or a quote as part of the name when a file is so named", () => {
+    expect(meantFilePath("notes/c#.md", ["notes/C#.md", "notes/c.md"])).toBe("notes/C#.md");
+    expect(meantFilePath("`guide.md", paths)).toBeUndefined();
+    expect(meantFilePath("#guide.md", paths)).toBeUndefined();
+  });
+
   it("names none when several files fit, or for a path out of the folder", () => {
     expect(meantFilePath("readme.md", paths)).toBeUndefined();
     expect(meantFilePath("../references/guide.md", paths)).toBeUndefined();

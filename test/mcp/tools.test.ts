@@ -423,6 +423,9 @@ describe.each(ERAS)("in the %s era", (era) => {
       ["guide.md", 'read_skill(skill="two", file="references/guide.md")'],
       ["/SKILL.md", 'read_skill(skill="two")'],
       ["skill.md", 'read_skill(skill="two")'],
+      // Copied from the SKILL.md's link or code span: it was "No file" and a manifest call.
+      ["references/guide.md#setup", 'read_skill(skill="two", file="references/guide.md")'],
+      ["`references/guide.md`", 'read_skill(skill="two", file="references/guide.md")'],
     ])("answers a missing %j with the call that reads the one file it stands for", async (file, next) => {
       expect(await call(client, "read_skill", { skill: "two", file })).toEqual({
         isError: true,
