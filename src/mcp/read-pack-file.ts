@@ -5,7 +5,9 @@ import {
   meantFilePath,
   type Pack,
   resolvePackFile,
+  type Scope,
   SKILL_DOCUMENT,
+  withoutEdgeSlashes,
 } from "../catalog/index.js";
 import { namedInProse, quoted, quotedName } from "../shared/index.js";
 import type { ToolContext } from "./context.js";
@@ -87,6 +89,11 @@ function findPack(context: ToolContext, name: string, file: string): Pack {
   const byPath = callByPath(context.listed, name, file === MANIFEST_NAME ? SKILL_DOCUMENT : file);
   if (byPath !== undefined)
     throw new ToolError(`${quoted(name)} is a path of ${byPath.owner}: ${byPath.call}.`);
+  const packPath = callByPackPath(context.scope, name, file);
+  if (packPath !== undefined)
+    throw new ToolError(
+      `${quoted(name)} is a path of pack ${namedInProse(packPath.pack)}: ${packPath.call}.`,
+    );
   // list_packs shows each group under its pack: a model may take one for a pack.
   const [owner, ...others] = isSelector(context.scope, name) ? context.scope.narrow([name]).packs : [];
   if (owner !== undefined && others.length === 0) {
@@ -100,4 +107,29 @@ function findPack(context: ToolContext, name: string, file: string): Pack {
   }
   const packs = context.scope.packs.map((candidate) => namedInProse(candidate.name)).join(", ");
   throw new ToolError(`No pack ${quoted(name)}. Packs: ${packs}. Call list_packs for details.`);
+}
+
+/**
+ * The call that reads what a path or `skill://` URI given as the pack names: the pack's own folder
+ * (`skill://design`, as a folder read lists it, or `design/`), or a folder of its pack files with `file`
+ * in it (`design/shared`). Each was answered "No pack", beside a list of every pack in scope.
+ */
+function callByPackPath(
+  scope: Scope,
+  name: string,
+  file: string,
+): { pack: string; call: string } | undefined {
+  const written = withoutEdgeSlashes(name.trim().replace(/^skill:\/\//i, ""));
+  const slash = written.indexOf("/");
+  const pack = scope.findPackAnyCase(slash < 0 ? written : written.slice(0, slash));
+  if (pack === undefined) return undefined;
+  const call = (path: string) => ({
+    pack: pack.name,
+    call: `read_pack_file(pack=${quotedName(pack.name)}${path === MANIFEST_NAME ? "" : `, file=${quotedName(path)}`})`,
+  });
+  if (slash < 0) return call(file);
+  const folder = written.slice(slash + 1);
+  if (file === MANIFEST_NAME) return filesInFolder(pack.files, folder) ? call(`${folder}/`) : undefined;
+  const found = resolvePackFile(pack, `${folder}/${file}`);
+  return found === undefined ? undefined : call(found.path);
 }

@@ -608,6 +608,13 @@ describe.each(ERAS)("in the %s era", (era) => {
       );
       const scoped = await server.connect({ era, headers: { "X-Skill-Pack": "alpha" } });
       expect((await call(scoped, "read_pack_file", { pack: "hammer" })).text).toMatch(/^No pack "hammer"/);
+      // Nor is the folder of a pack outside the caller's scope named.
+      expect((await call(scoped, "read_pack_file", { pack: "skill://beta" })).text).toBe(
+        (await call(scoped, "read_pack_file", { pack: "skill://no-such-pack" })).text.replace(
+          "no-such-pack",
+          "beta",
+        ),
+      );
     });
 
     it.each([
@@ -624,6 +631,11 @@ describe.each(ERAS)("in the %s era", (era) => {
         "references/guide.md",
         'skill two: read_skill(skill="two", file="references/guide.md")',
       ],
+      // The pack's own folder, or a folder of its pack files: they were "No pack" and every pack's name.
+      ["skill://beta", "_manifest", 'pack beta: read_pack_file(pack="beta")'],
+      ["/Beta/", "shared/guide.md", 'pack beta: read_pack_file(pack="beta", file="shared/guide.md")'],
+      ["beta/shared", "_manifest", 'pack beta: read_pack_file(pack="beta", file="shared/")'],
+      ["skill://beta/shared/", "guide.md", 'pack beta: read_pack_file(pack="beta", file="shared/guide.md")'],
     ])(
       "answers the path %j given as pack, file %j, with the call that reads what it names",
       async (pack, file, next) => {
