@@ -12,8 +12,8 @@ import { acceptsMediaType } from "../accept.js";
 import { isJsonRpcMessage } from "./classification.js";
 
 /*
- * What the SDK's stateless 2025 transport checks of a POST, in its order: `Accept` and `Content-Type`, the
- * size of a batch, each message, and the protocol version; and which request it hands its server unchanged.
+ * What the SDK's stateless 2025 transport checks of a POST (in its order: `Accept` and `Content-Type`, a
+ * batch's size, each message, then the protocol version), and which request it hands its server unchanged.
  */
 
 /** What a 2025 client must accept, as the SDK's 2025 transport looks for it in `Accept`. */
@@ -49,16 +49,14 @@ export function acceptsBothAndSendsJson(headers: IncomingHttpHeaders): boolean {
   );
 }
 
+/** The protocol versions the SDK's 2025 transport supports. */
+export const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
+
 /** Whether the request names a protocol version the SDK's 2025 transport supports, or none. */
 export function versionSupported(headers: IncomingHttpHeaders): boolean {
   const version = headers["mcp-protocol-version"];
-  return (
-    version === undefined || (typeof version === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(version))
-  );
+  return version === undefined || (typeof version === "string" && LEGACY_VERSIONS.has(version));
 }
-
-/** The protocol versions the SDK's 2025 transport supports. */
-export const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 /**
  * Assumption: the SDK's stateless 2025 transport refuses a batch of more messages than this (with 400 and
