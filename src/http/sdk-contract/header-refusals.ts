@@ -15,6 +15,20 @@ const BASE64_SENTINEL = "=?base64?";
 export const SPELLED_HEADER_CHARACTERS = 200;
 
 /**
+ * Whether MCP has `value` sent in a header as `=?base64?<its UTF-8 bytes in base64>?=`: it holds a character
+ * outside printable ASCII, has blanks at either end, or begins as that form does.
+ */
+export function headerNeedsEncoding(value: string): boolean {
+  return /[^\x20-\x7e]/.test(value) || value !== value.trim() || value.startsWith(BASE64_SENTINEL);
+}
+
+/** The name or URI that a 2026-07-28 request's `Mcp-Name` mirrors: its params' `name`, else their `uri`. */
+function mirroredName(body: unknown): unknown {
+  const params = isJsonObject(body) && isJsonObject(body.params) ? body.params : undefined;
+  return typeof params?.name === "string" ? params.name : params?.uri;
+}
+
+/**
  * `answer` (an answer of the SDK's entry to `body`, as parsed) with its refusal of an `Mcp-Name` header
  * told how that header is written, when the name or URI it mirrors cannot go in a header as it is; the
  * answer itself otherwise. A client that sent `Mcp-Name: liste_é` as it is was told only that the header
@@ -30,8 +44,7 @@ export function namingNameEncoding(answer: unknown, body: unknown): unknown {
     return answer;
   const { message } = answer.error;
   if (typeof message !== "string" || !message.includes("Mcp-Name")) return answer;
-  const params = isJsonObject(body) && isJsonObject(body.params) ? body.params : undefined;
-  const value = typeof params?.name === "string" ? params.name : params?.uri;
+  const value = mirroredName(body);
   if (typeof value !== "string" || !headerNeedsEncoding(value)) return answer;
   const header = `${BASE64_SENTINEL}${Buffer.from(value, "utf8").toString("base64")}?=`;
   const spelled = header.length > SPELLED_HEADER_CHARACTERS ? "" : `: here, Mcp-Name: ${header}`;
@@ -41,6 +54,8 @@ export function namingNameEncoding(answer: unknown, body: unknown): unknown {
 
 /** How the SDK begins each refusal of headers that disagree with the body. */
 const DISAGREE = "Bad Request: the request headers and body disagree: ";
+/** What the SDK puts in `data.mismatch.header` for a header left out. */
+const MISSING = "(missing)";
 
 /**
  * `answer` (an answer of the SDK's entry to `body`, as parsed) with its refusal of an `Mcp-Method`,
@@ -128,8 +143,7 @@ export function advisingHeaderRefusal(answer: unknown, body: unknown): unknown {
     said = `an initialize request (the 2025 handshake) was sent with MCP-Protocol-Version: ${quoted(header)}, a revision without a handshake`;
     advice = `send initialize without MCP-Protocol-Version (its params.protocolVersion negotiates the version); or, to speak ${MODERN_REVISION}, send no initialize: each request carries its params._meta envelope, and server/discover tells what this server serves`;
   } else if (message === `${DISAGREE}${INVALID_NAME_SENTINEL}`) {
-    const params = isJsonObject(body) && isJsonObject(body.params) ? body.params : undefined;
-    const value = typeof params?.name === "string" ? params.name : params?.uri;
+    const value = mirroredName(body);
     said = `the Mcp-Name header ${quoted(header)} begins as a base64-encoded value does, but what follows ${BASE64_SENTINEL} is not base64 ended by ?=`;
     // A name that must be encoded is told its header by namingNameEncoding, which follows.
     const plain = typeof value === "string" && !headerNeedsEncoding(value) ? value : undefined;
@@ -197,11 +211,4 @@ function copiesIn(sent: string, named: string): number {
   const copies = (sent.length + 2) / (named.length + 2);
   if (!Number.isInteger(copies) || copies < 2) return 1;
   return sent === Array.from({ length: copies }, () => named).join(", ") ? copies : 1;
-}
-
-/** What the SDK puts in `data.mismatch.header` for a header left out. */
-const MISSING = "(missing)";
-
-export function headerNeedsEncoding(value: string): boolean {
-  return /[^\x20-\x7e]/.test(value) || value !== value.trim() || value.startsWith(BASE64_SENTINEL);
 }
