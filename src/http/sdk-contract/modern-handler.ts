@@ -68,6 +68,10 @@ export function modernRequestOf(
     : undefined;
 }
 
+/**
+ * Whether `Mcp-Name` (`header`) is as the SDK's own client writes it: the `name` or `uri` of `params`
+ * verbatim, not in the `=?base64?…?=` form the SDK would decode, or none when `params` hold neither.
+ */
 export function nameHeaderAsWritten(header: string | undefined, params: unknown): boolean {
   const { name, uri } = (params ?? {}) as { name?: unknown; uri?: unknown };
   const named = [name, uri].filter((value) => typeof value === "string");

@@ -10,6 +10,11 @@ import { joinedHeader } from "./classification.js";
 import { acceptsBothAndSendsJson, versionSupported } from "./legacy-transport.js";
 import { nameHeaderAsWritten } from "./modern-handler.js";
 
+/*
+ * The endpoint's fast path: a request that plainly speaks one era, told by a few type checks, is one the
+ * SDK's entry of that era would hand its server unchanged, so it goes to the scope's server unclassified.
+ */
+
 /** The members the SDK's JSON-RPC request schema allows, and no other (it is strict). */
 const REQUEST_MEMBERS: ReadonlySet<string> = new Set(["jsonrpc", "id", "method", "params"]);
 

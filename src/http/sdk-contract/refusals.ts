@@ -34,10 +34,11 @@ const SERVED_VERSIONS: readonly string[] = [MODERN_REVISION, ...SUPPORTED_PROTOC
  * notification, is refused as an unsupported version (`-32022`, listing the supported revisions), as MCP
  * asks of a server that does not implement the requested version: the endpoint answers the request as the
  * latter, listing every version it speaks, since a request without an envelope may be a 2025 client's (the
- * SDK's refusal of an envelope lists 2026-07-28 alone, the one revision an envelope may name). One before it routes the request to the 2025 era, whose transport refuses it (but for
- * `initialize`, which negotiates) with `-32000` and `"id": null`, though the request has an id; MCP
- * 2025-11-25 asks only for a 400 there, so the endpoint answers as for the later versions, under the
- * request's id, listing every version it speaks.
+ * SDK's refusal of an envelope lists 2026-07-28 alone, the one revision an envelope may name). One before
+ * it routes the request to the 2025 era, whose transport refuses it (but for `initialize`, which
+ * negotiates) with `-32000` and `"id": null`, though the request has an id; MCP 2025-11-25 asks only for a
+ * 400 there, so the endpoint answers as for the later versions, under the request's id, listing every
+ * version it speaks.
  */
 export function unsupportedVersionOf(
   headers: IncomingHttpHeaders,
