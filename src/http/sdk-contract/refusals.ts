@@ -10,9 +10,8 @@ import { classify, isJsonRpcMessage } from "./classification.js";
 import { LEGACY_VERSIONS, legacyChecksVersion, legacyReadsMessages } from "./legacy-transport.js";
 
 /*
- * Requests the SDK refuses, told before it is asked, so that the endpoint refuses each where the SDK would
- * (a client is refused first for what any server on the SDK would refuse it for first), in words that say
- * what to send.
+ * Requests the SDK refuses, told before it is asked, so that the endpoint refuses each in the SDK's place
+ * and order (see legacyChecksVersion), in words that say what to send.
  */
 
 /** A protocol version a request names that this server does not speak, and those it does, newest first. */
