@@ -54,6 +54,9 @@ export function clientErrorHandler(
     // Written at once, the refusal was read as the answer to a request sent before it, whose own answer
     // the close then cut off.
     before.once("finish", refuse);
+    // A client that shuts down its side has Node end the connection as the answer it takes for the last is
+    // written (`destroySoon`), before the refusal, which Node knows nothing of, is: the refusal ends it.
+    socket.destroySoon = () => {};
     before.once("close", () => {
       if (!before.writableFinished) socket.destroy(error);
     });

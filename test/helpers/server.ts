@@ -61,7 +61,8 @@ export function httpSettings(env: Record<string, string> = {}): HttpSettings {
 /**
  * Prepares `dir` and serves it on 127.0.0.1 on a free port, as main.ts would: `packs` as SKILL_PACKS,
  * `settings` the HTTP edge's, `env` any other setting (PROMPTS, UNSAFE_SKILLS…) as the environment gives it,
- * `lingering` the connections closed lingering after a refused body, to see them and bound them.
+ * `lingering` the connections closed lingering after a refused body, to see them and bound them, `extend`
+ * what a test adds to the app before it listens (a route that answers when the test says).
  */
 export async function startServer(
   dir: string,
@@ -69,6 +70,7 @@ export async function startServer(
   settings: HttpSettings = httpSettings(),
   env: Record<string, string> = {},
   lingering?: LingeringCloses,
+  extend?: (app: FastifyInstance) => void,
 ): Promise<RunningServer> {
   const config = loadStartupConfig({ ...env, SKILLS_DIR: dir, SKILL_PACKS: packs.join(",") });
   const silent = pino({ level: "silent" });
@@ -82,6 +84,7 @@ export async function startServer(
     unsafeSkills: prepared.unsafeSkills,
     lingering,
   });
+  extend?.(app);
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === "string") throw new Error("no TCP address");

@@ -1,4 +1,5 @@
 import net from "node:net";
+import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LingeringCloses } from "../../src/http/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
@@ -59,6 +60,23 @@ function exchange(
     if (halfClose) socket.end(requests);
     else socket.write(requests);
   });
+}
+
+/** A request of the route answerAfterClientEnd adds. */
+const HELD = "GET /held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+
+/**
+ * A route answered only once its client has shut down its side (the server's socket has seen the end): a
+ * request whose answer is still to come when that end arrives, as a slow one's is, every time.
+ */
+function answerAfterClientEnd(app: FastifyInstance): void {
+  app.get(
+    "/held",
+    (request) =>
+      new Promise((resolve) => {
+        request.raw.socket.once("end", () => resolve({ held: true }));
+      }),
+  );
 }
 
 /** The status lines of the answers in `answer`, in order. */
@@ -141,6 +159,23 @@ describe("an error in a request pipelined after others", () => {
     expect(statuses.at(-1)).toBe("431");
     expect(answeredIds(answer)).toEqual(Array.from({ length: 1000 }, (_, id) => id));
   });
+
+  // Regression: Node ends the connection of a client that has shut down its side once the answer it knows to
+  // be the last is written, and the refusal, written after that answer, found the connection ended: a client
+  // whose request was still being answered when its side's end came got the 200 and no word of the rest.
+  it.each(errors)(
+    "%s, then the client shuts down its side before the answer before it: its refusal still comes",
+    async (_what, bad, status) => {
+      const held = await startServer(tree.skillsDir, [], httpSettings(), {}, undefined, answerAfterClientEnd);
+      try {
+        const answer = await exchange(`${HELD}${bad}`, { halfClose: true, url: held.url });
+        expect(statusLines(answer).map((line) => line.split(" ")[1])).toEqual(["200", status]);
+        expect(answer).toContain('{"held":true}');
+      } finally {
+        await held.close();
+      }
+    },
+  );
 
   it("alone on its connection, is refused at once as before", async () => {
     const answer = await exchange("NOT HTTP AT ALL\r\n\r\n", { halfClose: false });
