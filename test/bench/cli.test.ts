@@ -380,6 +380,7 @@ describe("each bench's command line", () => {
     ],
     ["sync-latency.ts", "usage: npx tsx bench/sync-latency.ts [--skills 24] [--latency 50]"],
     ["sync-memory.ts", "usage: npx tsx bench/sync-memory.ts [--skills 8]"],
+    ["refused-flood.ts", "usage: npm run build && npm run bench:refused-flood -- [--clients 200]"],
   ])("%s prints its usage on --help and runs nothing", async (script, usage) => {
     const run = await bench(script, ["--help"]);
     expect({ code: run.code, stdout: run.stdout.startsWith(usage), stderr: run.stderr }).toEqual({
@@ -416,6 +417,11 @@ describe("each bench's command line", () => {
       'bench/sync-latency: --skills "many" is not a whole number ≥ 1',
     ],
     ["sync-memory.ts", ["extra"], 'bench/sync-memory: unexpected argument "extra": only options are taken'],
+    [
+      "refused-flood.ts",
+      ["--clients", "many"],
+      'bench:refused-flood: --clients "many" is not a whole number ≥ 1',
+    ],
     [
       "repin-review-lists.ts",
       ["--bogus"],

@@ -74,6 +74,7 @@ export const BUILT_BENCHES = [
   "bench/fetch-store.ts",
   "bench/sync-latency.ts",
   "bench/sync-memory.ts",
+  "bench/refused-flood.ts",
 ] as const;
 
 export const BUILT_BENCHES_DIR = fileURLToPath(
