@@ -141,7 +141,8 @@ function describe(
     return [408, `Request timeout: the whole request must arrive within ${requestTimeoutMs} ms.`];
   }
   if (code === "HPE_HEADER_OVERFLOW") return [431, "Request headers are too large."];
-  if (code === NOT_CHUNKED_LAST) return [400, notChunkedLast(undefined)];
+  if (code === NOT_CHUNKED_LAST)
+    return [400, reason === CODINGS_UNREAD ? codingsUnread() : notChunkedLast(undefined)];
   if (code === "HPE_INVALID_CONTENT_LENGTH" && reason === CONTENT_LENGTH_AND_CODING)
     return [
       400,
@@ -155,6 +156,22 @@ const CONTENT_LENGTH_AND_CODING = "Content-Length can't be present with Transfer
 
 /** Node's code for a request whose Transfer-Encoding does not end in chunked: its body has no length to tell. */
 const NOT_CHUNKED_LAST = "HPE_INVALID_TRANSFER_ENCODING";
+
+/**
+ * What Node's parser says, as it reads the headers, of a Transfer-Encoding naming a coding after chunked
+ * (`chunked, gzip`) or chunked twice (`chunked, chunked`, or the header sent twice), which it tells apart
+ * from nothing else of the kind; one not ending in chunked at all (`gzip`) reaches its route instead. A
+ * parser wording it otherwise has its refusal say only that chunked must come last, as before.
+ */
+const CODINGS_UNREAD = "Invalid `Transfer-Encoding` header value";
+
+/**
+ * The refusal of a request whose Transfer-Encoding names a coding after chunked or chunked twice: told only
+ * that it must end in chunked, a client that sent chunked twice was told to do what it did.
+ */
+function codingsUnread(): string {
+  return "Bad request: a Transfer-Encoding must name chunked once, and last, or where the body ends cannot be told (RFC 9112, sections 6.1 and 6.3); this server takes only chunked: send the JSON-RPC message with Transfer-Encoding: chunked alone, or with a Content-Length.";
+}
 
 /**
  * The refusal of a request whose Transfer-Encoding (`header`, where known) does not end in chunked, so that

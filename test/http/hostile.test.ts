@@ -821,11 +821,14 @@ describe("malformed request lines and Host headers (raw sockets)", () => {
 
   // Regression: a coding not ended by chunked, whose body has no length to tell, was told only that the
   // request is not well-formed HTTP, where a coding ended by chunked is told what is wrong and what to send.
-  it("a transfer coding not ended by chunked: 400 saying chunked must come last, and what to send", async () => {
+  it("a transfer coding not ended by chunked, or chunked twice: 400 saying chunked must come once and last, and what to send", async () => {
     const gzipped = gzipSync(batch);
     const heads: [string, string][] = [
       ["Transfer-Encoding: gzip", 'Transfer-Encoding "gzip" must end in chunked, or where the body ends'],
-      ["Transfer-Encoding: chunked, gzip", "must end in chunked, or where the body ends"],
+      ["Transfer-Encoding: chunked, gzip", "must name chunked once, and last, or where the body ends"],
+      // Regression: told that a Transfer-Encoding must end in chunked, which these do.
+      ["Transfer-Encoding: chunked, chunked", "must name chunked once, and last"],
+      ["Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked", "must name chunked once, and last"],
       [
         `Transfer-Encoding: gzip\r\nContent-Length: ${gzipped.length}`,
         "both a Transfer-Encoding and a Content-Length",
