@@ -179,7 +179,11 @@ function shutDown(
       logger.warn("closing the connections of clients that never finished their requests");
       app.server.closeAllConnections();
     }, drainMs + SHUTDOWN_GRACE_MS).unref();
-    setTimeout(() => {
+    setTimeout(async () => {
+      // Closed now, their connections, which Node counts idle, would end with the answers cut short.
+      const untaken = inFlight.untaken().length;
+      if (untaken > 0) logger.info({ untaken }, "waiting for clients to take answers written whole");
+      await inFlight.taken();
       logger.info("closing: no new connections; finishing in-flight requests");
       app.close().then(
         () => {

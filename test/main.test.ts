@@ -541,6 +541,56 @@ describe("shutting down with a request its client never finishes", () => {
   });
 });
 
+// Regression: the close at the drain's end ended every connection Node counts idle, among them one whose
+// answers the server had written whole but its slow client had not taken yet: of 35 answers pipelined on
+// it, the client got 20, and the process exited 0 at once.
+describe("shutting down while a slow client takes the answers written to it", () => {
+  it("waits for the client to take every one, then exits 0", async () => {
+    const big = await makeTree({ "p/big/SKILL.md": skillMd("big", "A big skill.", "word ".repeat(40_000)) });
+    try {
+      const server = await startServerProcess({ SKILLS_DIR: big.dir, SHUTDOWN_DRAIN_MS: "0" });
+      const read = (id: number) => {
+        const body = JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "read_skill", arguments: { name: "big" } },
+        });
+        return (
+          "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+          `Accept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+        );
+      };
+      const ids = Array.from({ length: 35 }, (_, id) => id);
+      const socket = net.connect(Number(new URL(server.url).port), "127.0.0.1");
+      socket.write(ids.map(read).join(""));
+      // Some 7 MB of answers in all, more than the sockets' buffers hold of a client that reads nothing, and
+      // less than the server reads for answers at once (so all are written at once): the client takes the first
+      // bytes, proof that the server is writing, then nothing until the stop has begun.
+      let answers = "";
+      socket.on("data", (chunk: Buffer) => {
+        answers += chunk.toString("latin1");
+      });
+      await once(socket, "data");
+      socket.pause();
+      server.child.kill("SIGTERM");
+      const waitedFor = /waiting for clients to take answers written whole|"closing: no new connections/;
+      await vi.waitFor(() => expect(server.output()).toMatch(waitedFor), { timeout: 30_000 });
+      socket.resume();
+      await once(socket, "close");
+      expect(await server.exited).toBe(0);
+      expect([...answers.matchAll(/"id":(\d+)\}/g)].map(([, id]) => Number(id))).toEqual(ids);
+      expect(
+        logLines(server.output()).find(
+          (line) => line.msg === "waiting for clients to take answers written whole",
+        ),
+      ).toBeDefined();
+    } finally {
+      await big.remove();
+    }
+  });
+});
+
 // Exiting with log lines queued, pino wrote them in a loop that retried a closed or full pipe forever.
 describe("exiting while the log's reader is gone or takes nothing", () => {
   /** The server with `env`, its stdout closed at once (`| head -0`) or never read; its exit code and stderr. */
