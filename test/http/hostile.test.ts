@@ -883,6 +883,24 @@ describe("malformed request lines and Host headers (raw sockets)", () => {
     }
   });
 
+  // Regression: told only that the request is not well-formed HTTP.
+  it("a method HTTP has no name for: 400 saying so, and where MCP is served", async () => {
+    for (const method of ["FOO", "post", "GETT"]) {
+      const answer = await rawExchange(server.url, `${method} /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      expect(answer, method).toEqual({
+        status: 400,
+        json: {
+          jsonrpc: "2.0",
+          error: {
+            code: -32600,
+            message: "Bad request: the method is not one of HTTP's; MCP is served at POST /mcp.",
+          },
+          id: null,
+        },
+      });
+    }
+  });
+
   it("a path that cannot be decoded: 400 with a JSON-RPC error", async () => {
     const answer = await rawRequest(server.url, "POST /mcp%zz HTTP/1.1\r\nHost: 127.0.0.1", batch);
     expect(answer.status).toBe(400);
