@@ -141,10 +141,13 @@ function describe(
     return [408, `Request timeout: the whole request must arrive within ${requestTimeoutMs} ms.`];
   }
   if (code === "HPE_HEADER_OVERFLOW") return [431, "Request headers are too large."];
-  // A method Node's parser knows no name of (`FOO /mcp`), which no route can take: said so, where it was
-  // told only that the request is not well-formed HTTP.
+  // A method Node's parser knows no name of (`FOO /mcp`, `post`), or bytes that begin with none: said so,
+  // where it was told only that the request is not well-formed HTTP.
   if (code === "HPE_INVALID_METHOD")
-    return [400, "Bad request: the method is not one of HTTP's; MCP is served at POST /mcp."];
+    return [
+      400,
+      "Bad request: the request does not begin with a method HTTP knows, such as POST; MCP is served at POST /mcp.",
+    ];
   if (code === NOT_CHUNKED_LAST)
     return [400, reason === CODINGS_UNREAD ? codingsUnread() : notChunkedLast(undefined)];
   if (code === "HPE_INVALID_CONTENT_LENGTH" && reason === CONTENT_LENGTH_AND_CODING)

@@ -893,7 +893,8 @@ describe("malformed request lines and Host headers (raw sockets)", () => {
           jsonrpc: "2.0",
           error: {
             code: -32600,
-            message: "Bad request: the method is not one of HTTP's; MCP is served at POST /mcp.",
+            message:
+              "Bad request: the request does not begin with a method HTTP knows, such as POST; MCP is served at POST /mcp.",
           },
           id: null,
         },
