@@ -171,6 +171,16 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
     expect(selects(budget.spec?.selector?.matchLabels, podLabels(objects))).toBe(true);
   });
 
+  // docs/deployment.md promises rollouts that never drop below the replicas serving: one new pod is added,
+  // and an old one goes only once that one is available. Kubernetes' default (25% each way) lets a rollout
+  // of 4 replicas or more, as the autoscaler runs, take old ones down first.
+  it("replaces pods one at a time in a rollout, never serving with fewer than its replicas", () => {
+    expect(deployment.spec?.strategy).toEqual({
+      type: "RollingUpdate",
+      rollingUpdate: { maxUnavailable: 0, maxSurge: 1 },
+    });
+  });
+
   // Both replicas crash-looping (a bad SKILL_PACKS, say) left the budget unmet, and the default policy then
   // refused to evict them: every node drain of the cluster hung on them.
   it("lets a node drain evict pods that are not ready, so a crash loop never blocks it", () => {
