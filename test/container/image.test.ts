@@ -290,6 +290,26 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });
 
+  // The Deployment's memory request was set from what the server holds once ready (docs/deployment.md, What
+  // the image weighs): a server that outgrew it would be scheduled where its memory is not there.
+  it("holds less memory once ready than the Deployment's memory request", async () => {
+    const manifest = parse(await readFile(path.join(ROOT, "deploy/base/deployment.yaml"), "utf8")) as {
+      spec: { template: { spec: { containers: { resources?: { requests?: { memory?: string } } }[] } } };
+    };
+    const request = manifest.spec.template.spec.containers[0]?.resources?.requests?.memory ?? "";
+    const requestMiB = Number(/^(\d+)Mi$/.exec(request)?.[1]);
+    expect(requestMiB).toBeGreaterThan(0);
+    // The server's node process, not tini (PID 1): its VmRSS line, in kB.
+    const status = await server.container.exec([
+      "sh",
+      "-c",
+      'for p in /proc/[0-9]*; do [ "$(tr "\\0" " " < "$p/cmdline")" = "node dist/main.js " ] && grep VmRSS "$p/status"; done',
+    ]);
+    const residentKiB = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status.stdout)?.[1]);
+    expect(residentKiB).toBeGreaterThan(0);
+    expect(residentKiB / 1024).toBeLessThan(requestMiB);
+  });
+
   // The Deployment's preStop runs a command of the image: one the image lacks fails the hook, and Kubernetes
   // then signals the server at once, with no wait for the endpoints to drain.
   it("runs the Deployment's preStop command, as uid 1000 on a read-only root filesystem", async () => {
