@@ -10,6 +10,14 @@ import { BOTH_ACCEPTED, MAX_BATCH_MESSAGES } from "./legacy-transport.js";
  * words (an assumption of its own) and leaves any other answer as it is.
  */
 
+/** A JSON-RPC error answer, as parsed. */
+type ErrorAnswer = Record<string, unknown> & { error: Record<string, unknown> };
+
+/** Whether `answer` is an error answer in the SDK's own `words`, which each rewrite below looks for. */
+function refusesWith(answer: unknown, words: string): answer is ErrorAnswer {
+  return isJsonObject(answer) && isJsonObject(answer.error) && answer.error.message === words;
+}
+
 /** How the SDK's 2025 transport refuses an `Accept` that does not take both (see namingAccept). */
 const NOT_ACCEPTABLE = `Not Acceptable: Client must accept both application/json and text/event-stream`;
 
@@ -24,8 +32,7 @@ const NOT_ACCEPTABLE = `Not Acceptable: Client must accept both application/json
  * `"id": null`.
  */
 export function namingAccept(answer: unknown, accept: string | undefined, body: unknown): unknown {
-  if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.message !== NOT_ACCEPTABLE)
-    return answer;
+  if (!refusesWith(answer, NOT_ACCEPTABLE)) return answer;
   const sent = accept === undefined ? "no Accept header was sent" : `Accept was ${quoted(accept, 200)}`;
   const told = `Not Acceptable: ${sent}; send Accept: ${BOTH_ACCEPTED}. A client of the 2025 protocol versions must accept both, as Streamable HTTP may answer a POST with one JSON message or with a stream of events (ranges that take them, */* or application/*, text/*, do too).`;
   return { ...answer, error: { ...answer.error, message: told }, id: requestId(body) };
@@ -45,8 +52,7 @@ const TOO_LARGE_BATCH = `Invalid Request: Batch must not exceed ${MAX_BATCH_MESS
  * Assumption: the SDK refuses such a batch with 400, -32600 and TOO_LARGE_BATCH.
  */
 export function countingBatch(answer: unknown, body: unknown): unknown {
-  if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.message !== TOO_LARGE_BATCH)
-    return answer;
+  if (!refusesWith(answer, TOO_LARGE_BATCH)) return answer;
   if (!Array.isArray(body)) return answer;
   const cancellations = body.filter(isCancellation).length;
   const uncounted =
@@ -72,8 +78,7 @@ const ENVELOPE_IN_BATCH = `Bad Request: JSON-RPC batches may not contain request
  * whatever its value, unless a member before it is no JSON-RPC message (see invalidMemberProblem).
  */
 export function namingEnvelopeInBatch(answer: unknown, body: unknown): unknown {
-  if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.message !== ENVELOPE_IN_BATCH)
-    return answer;
+  if (!refusesWith(answer, ENVELOPE_IN_BATCH)) return answer;
   if (!Array.isArray(body)) return answer;
   const index = body.findIndex(carriesEnvelope);
   if (index < 0) return answer;
