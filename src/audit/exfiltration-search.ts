@@ -13,7 +13,7 @@
  */
 import { destructiveCommand } from "./destructive.js";
 import { conceal, override } from "./injection.js";
-import { type CommandLine, commandLines, type HashComments, pipeToShell } from "./pipe-to-shell.js";
+import { type CommandLine, commandLines, type HashComments, pipeToShell } from "./pipe-to-shell/index.js";
 import type { Reader } from "./reader.js";
 import type { Hit, RuleId } from "./rules.js";
 import { secretFile } from "./secret-files.js";

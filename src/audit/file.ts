@@ -13,7 +13,7 @@ import { explorerFileFindings, explorerKind } from "./explorer-files.js";
 import { hiddenMarkupHits } from "./hidden.js";
 import { htmlCommentHits } from "./html-comments.js";
 import { deceptiveLinkHits } from "./links.js";
-import type { HashComments } from "./pipe-to-shell.js";
+import type { HashComments } from "./pipe-to-shell/index.js";
 import { type Finding, finding, type Hit, type RuleId } from "./rules.js";
 import { LineCounter } from "./text.js";
 

@@ -1,6 +1,6 @@
 /** The data-upload rule: a command that sends a local file or a command's output to a host. */
 import { quoted } from "../shared/index.js";
-import type { CommandLine } from "./pipe-to-shell.js";
+import type { CommandLine } from "./pipe-to-shell/index.js";
 import type { Reader } from "./reader.js";
 import { shellTokens } from "./shell-words.js";
 
