@@ -199,6 +199,27 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `x=$(curl y)\n${repeated("printf '%s ", size)}"$x" | sh\n`,
   },
+  // Kept downloads handed on in cycles and chains, and run only in comments.
+  {
+    name: "downloads handed around in a cycle",
+    path: "p/s/run.ps1",
+    make: (size) =>
+      `$s=irm x; x=$(curl y)\n${repeated('$t=$s; $s=$t; y="$x"; x="$y"\n', size)}iex $t; eval "$y"\n`,
+  },
+  {
+    name: "downloads handed along a chain",
+    path: "p/s/run.ps1",
+    make: (size) => {
+      const links = Array.from({ length: Math.ceil(size / 16) }, (_, index) => `$a${index + 1}=$a${index}\n`);
+      return `$a0=irm x\n${links.join("")}iex $a${links.length}\n`;
+    },
+  },
+  {
+    name: "kept downloads run only in comments",
+    path: "p/s/SKILL.md",
+    make: (size) =>
+      `\`\`\`bash\nx=$(curl y); $s=irm x\n${repeated('# eval "$x"; iex $s; & $s\n', size)}\`\`\`\n`,
+  },
   // PowerShell block comments: many holding downloads, one never closed, quotes and `#` around `<#`.
   {
     name: "block comments holding downloads",

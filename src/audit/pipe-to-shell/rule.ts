@@ -8,9 +8,10 @@ import { blockCommentReading } from "./block-comments.js";
 import { commandLines } from "./command-lines.js";
 import { commentReading, commentStart, type HashComments } from "./comments.js";
 import { DOWNLOADER } from "./downloads.js";
-import { keptStringRun, keptStringRuns } from "./kept-strings.js";
+import { keptStringRun } from "./kept-strings.js";
+import { type KeptRuns, keptRuns } from "./kept-variables.js";
 import { pipedInto } from "./pipes.js";
-import { keptBlockRuns, scriptBlockRun } from "./script-blocks.js";
+import { scriptBlockRun } from "./script-blocks.js";
 import { substitutedInto } from "./substitutions.js";
 
 /**
@@ -47,15 +48,10 @@ export function pipeToShell(
 ): Reader {
   const commented = commentReading(text, comments);
   const blockCommentEnd = blockCommentReading(text, comments);
-  let runs: ReadonlyMap<string, number> | undefined;
-  const blockRuns = () => {
-    runs ??= keptBlockRuns(text);
+  let runs: KeptRuns | undefined;
+  const kept = () => {
+    runs ??= keptRuns(text, comments);
     return runs;
-  };
-  let stringRuns: ReadonlyMap<string, number> | undefined;
-  const keptRuns = () => {
-    stringRuns ??= keptStringRuns(text);
-    return stringRuns;
   };
   return {
     pattern: DOWNLOADER_HERE,
@@ -74,8 +70,8 @@ export function pipeToShell(
       const command = comment < line.length && commented(offset) ? line.slice(0, comment) : line;
       const runner =
         RUN_DOWNLOAD.test(command) ||
-        scriptBlockRun(command, offset, blockRuns) ||
-        keptStringRun(command, offset, keptRuns)
+        scriptBlockRun(command, offset, kept) ||
+        keptStringRun(command, offset, kept)
           ? "run as code"
           : (pipedInto(command) ?? substitutedInto(command, true));
       if (runner === undefined) return undefined;

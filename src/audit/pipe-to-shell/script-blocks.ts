@@ -2,6 +2,8 @@
  * PowerShell's script blocks made of a download: run where they are made, or kept in a variable that is
  * run later in the text.
  */
+import { variableKey } from "./kept-strings.js";
+import type { KeptRuns } from "./kept-variables.js";
 
 /**
  * PowerShell's `[scriptblock]::Create(…)` of a download, directly inside its parentheses or one pair
@@ -27,40 +29,24 @@ const CALLED = new RegExp(
  * A script block of a download kept in a variable, the variable's name in group 1: `$b =
  * [scriptblock]::Create((irm …))`. What runs is the variable, on the same line or a later one.
  */
-const KEPT_BLOCK = new RegExp(`\\$(\\w+)\\s*=\\s*${SCRIPT_BLOCK_DOWNLOAD.source}`, "gi");
+export const KEPT_BLOCK = new RegExp(`\\$(\\w+)\\s*=\\s*${SCRIPT_BLOCK_DOWNLOAD.source}`, "gi");
 
 /**
  * A variable run as a script block, its name in one group: `& $b` (not after `&&`), `. $b` (dot-sourced),
  * `$b.Invoke()`, `$b.InvokeReturnAsIs()`, `-ScriptBlock $b` (Invoke-Command, Start-Job),
  * `Invoke-Command $b`.
  */
-const BLOCK_RUN =
+export const BLOCK_RUN =
   /(?<!&)&[ \t]*\$(\w+)|(?:^|[\s;{(|])\.[ \t]+\$(\w+)|\$(\w+)\.Invoke(?:ReturnAsIs)?[ \t]*\(|-ScriptBlock[ \t]+\$(\w+)|\b(?:Invoke-Command|icm)[ \t]+\$(\w+)/gim;
 
 /**
- * The last place in `text` where each variable kept a script block of a download is run, by lowercase
- * name (PowerShell's names ignore case). Read once a text, when its first such block is kept: two passes,
- * one for the variables keeping one and one for their runs, so that only those are held.
- */
-export function keptBlockRuns(text: string): ReadonlyMap<string, number> {
-  const kept = new Set<string>();
-  for (const match of text.matchAll(KEPT_BLOCK)) kept.add((match[1] ?? "").toLowerCase());
-  const runs = new Map<string, number>();
-  for (const match of text.matchAll(BLOCK_RUN)) {
-    const name = (match[1] ?? match[2] ?? match[3] ?? match[4] ?? match[5] ?? "").toLowerCase();
-    if (kept.has(name)) runs.set(name, match.index);
-  }
-  return runs;
-}
-
-/**
  * Whether a script block of a download the command line at `offset` keeps in a variable is run after it,
- * on the line or a later one: `$b = [scriptblock]::Create((irm …)); & $b`. `runs` gives
- * {@link keptBlockRuns} of the text, read when first asked.
+ * on the line or a later one, itself or through the variables it is handed to: `$b =
+ * [scriptblock]::Create((irm …)); & $b`. `runs` gives the text's {@link KeptRuns}, read when first asked.
  */
-function keptBlockRun(command: string, offset: number, runs: () => ReadonlyMap<string, number>): boolean {
+function keptBlockRun(command: string, offset: number, runs: () => KeptRuns): boolean {
   for (const match of command.matchAll(KEPT_BLOCK)) {
-    const run = runs().get((match[1] ?? "").toLowerCase());
+    const run = runs().blocks.get(variableKey(match[1], undefined));
     if (run !== undefined && run > offset + match.index) return true;
   }
   return false;
@@ -75,11 +61,7 @@ const INVOKED = /\.Invoke(?:ReturnAsIs)?\s*\(/i;
  * one, so that other lines cost no more search). Each search reads the line once: the `.Invoke(` is looked for only after the first making, not
  * after each, which would read the rest of the line as many times.
  */
-export function scriptBlockRun(
-  command: string,
-  offset: number,
-  runs: () => ReadonlyMap<string, number>,
-): boolean {
+export function scriptBlockRun(command: string, offset: number, runs: () => KeptRuns): boolean {
   const made = SCRIPT_BLOCK_DOWNLOAD.exec(command);
   if (made === null) return false;
   return (
