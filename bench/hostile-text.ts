@@ -199,7 +199,7 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `x=$(curl y)\n${repeated("printf '%s ", size)}"$x" | sh\n`,
   },
-  // Kept downloads handed on in cycles and chains, and run only in comments.
+  // Kept downloads handed on in cycles and chains, run only in comments, and substitutions in a shell's text.
   {
     name: "downloads handed around in a cycle",
     path: "p/s/run.ps1",
@@ -219,6 +219,11 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) =>
       `\`\`\`bash\nx=$(curl y); $s=irm x\n${repeated('# eval "$x"; iex $s; & $s\n', size)}\`\`\`\n`,
+  },
+  {
+    name: "substitutions in a shell's text",
+    path: "p/s/run.sh",
+    make: (size) => `curl x; sh -c "${repeated("$(a) `b` $(", size)}"\n`,
   },
   // PowerShell block comments: many holding downloads, one never closed, quotes and `#` around `<#`.
   {

@@ -184,7 +184,7 @@ export function readsProgram(args: WordReader, options: ProgramOptions): boolean
  * -c` alone); `-`, `-s` and `--` say "stdin, and what follows are its arguments". An option's value is no
  * script file (`bash -o pipefail`, `python3 -W ignore`).
  */
-export function programSource(args: WordReader, options: ProgramOptions): "stdin" | "option" | ShellWord {
+export function programSource(args: WordReader, options: ProgramOptions): "stdin" | "option" | ProgramWord {
   // A shell's `-c` was read: its text is the first word not an option.
   let codeOperand = false;
   for (let word = args.next(); word !== undefined; word = args.next()) {
@@ -197,12 +197,12 @@ export function programSource(args: WordReader, options: ProgramOptions): "stdin
     if (arg.startsWith("--")) {
       const name = arg.split("=", 1)[0] ?? arg;
       if (options.longCode.has(name))
-        return name === arg ? (args.next() ?? "option") : valueAfter(word, name.length + 1);
+        return name === arg ? programText(args.next()) : programText(valueAfter(word, name.length + 1));
       if (options.longProgram.has(name)) return "option";
       if (options.longValue.has(name) && name === arg) args.next();
       continue;
     }
-    if (!(arg.startsWith("-") || (options.plus && arg.startsWith("+")))) return word;
+    if (!(arg.startsWith("-") || (options.plus && arg.startsWith("+")))) return { word, text: codeOperand };
     for (let index = 1; index < arg.length; index++) {
       const letter = arg.charAt(index);
       if (options.code.includes(letter)) {
@@ -210,7 +210,7 @@ export function programSource(args: WordReader, options: ProgramOptions): "stdin
           codeOperand = true;
           continue;
         }
-        return index === arg.length - 1 ? (args.next() ?? "option") : valueAfter(word, index + 1);
+        return programText(index === arg.length - 1 ? args.next() : valueAfter(word, index + 1));
       }
       if (options.program.includes(letter)) return "option";
       if (options.stdin.includes(letter) && !codeOperand) return "stdin";
@@ -223,6 +223,19 @@ export function programSource(args: WordReader, options: ProgramOptions): "stdin
   }
   return codeOperand ? "option" : "stdin";
 }
+
+/**
+ * The word a shell or interpreter reads its program from: its text (`-c TEXT`, `-e TEXT`), which it reads
+ * as code, or a script's file (`bash x.sh`), which names it.
+ */
+export interface ProgramWord {
+  readonly word: ShellWord;
+  readonly text: boolean;
+}
+
+/** The program's text given as `word`, "option" when the option giving it ends the command. */
+const programText = (word: ShellWord | undefined): ProgramWord | "option" =>
+  word === undefined ? "option" : { word, text: true };
 
 /**
  * The value attached to an option in `word`, from `length` characters of its text on (`-c"$(curl …)"`,

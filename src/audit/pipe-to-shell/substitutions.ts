@@ -60,9 +60,10 @@ function runsDownload(words: readonly ShellWord[], input: boolean, remote: boole
     return file !== undefined && (substitutedDownload(file.raw) || (input && STDIN_FILE.test(file.text)));
   }
   // `eval $(wget …)`: eval runs its words joined, a download among them.
+  // `eval "echo $(curl …)"` too: the shell puts the download into the text eval reads as code.
   if (name === "eval") {
     for (let word = args.next(); word !== undefined; word = args.next()) {
-      if (substitutedDownload(word.raw)) return true;
+      if (substitutedDownload(word.raw) || expandsDownload(word.raw)) return true;
     }
     return false;
   }
@@ -70,8 +71,61 @@ function runsDownload(words: readonly ShellWord[], input: boolean, remote: boole
   if (options === undefined) return false;
   const source = programSource(args, options);
   if (source === "stdin") return input;
-  return source !== "option" && substitutedDownload(source.raw);
+  if (source === "option") return false;
+  // A download inside the program's text, expanded before the program starts (`sh -c "echo $(curl …)"`),
+  // is read by it as code: `hi; rm -rf ~` runs rm. Not inside a script's file name.
+  return substitutedDownload(source.word.raw) || (source.text && expandsDownload(source.word.raw));
 }
+
+/**
+ * Whether a download is substituted anywhere in `raw`, a word as written, where the shell running the line
+ * expands it: outside single quotes (`"echo $(curl …)"`, `x$(curl …)`, ``"echo `wget …`"``; not `'echo
+ * $(curl …)'`, expanded later by the program, as data). Only the outermost substitutions are read, each
+ * once, to its end: the word is read in one pass, and each substitution's first command once more.
+ */
+function expandsDownload(raw: string): boolean {
+  let quote = 0;
+  for (let index = 0; index < raw.length; index++) {
+    const code = raw.charCodeAt(index);
+    if (code === BACKSLASH && quote !== SINGLE_QUOTE) index++;
+    else if (quote === SINGLE_QUOTE) quote = code === SINGLE_QUOTE ? 0 : quote;
+    else if (code === SINGLE_QUOTE && quote === 0) quote = SINGLE_QUOTE;
+    else if (code === DOUBLE_QUOTE) quote = quote === 0 ? DOUBLE_QUOTE : 0;
+    else if (code === BACKTICK || (code === DOLLAR && raw.charCodeAt(index + 1) === OPEN)) {
+      const end = substitutionEnd(raw, index);
+      if (substitutedDownload(raw.slice(index, end))) return true;
+      index = end - 1;
+    }
+  }
+  return false;
+}
+
+/**
+ * Where the substitution opening at `start` of `raw` ends: after the backtick closing one, or the `)`
+ * closing `$(`, parentheses counted (a quoted one may end it early: its first command, all that is read of
+ * it, comes before).
+ */
+function substitutionEnd(raw: string, start: number): number {
+  if (raw.charCodeAt(start) === BACKTICK) {
+    const close = raw.indexOf("`", start + 1);
+    return close === -1 ? raw.length : close + 1;
+  }
+  let depth = 0;
+  for (let index = start + 1; index < raw.length; index++) {
+    const code = raw.charCodeAt(index);
+    if (code === OPEN) depth++;
+    else if (code === CLOSE && --depth === 0) return index + 1;
+  }
+  return raw.length;
+}
+
+const BACKSLASH = 0x5c;
+const SINGLE_QUOTE = 0x27;
+const DOUBLE_QUOTE = 0x22;
+const BACKTICK = 0x60;
+const DOLLAR = 0x24;
+const OPEN = 0x28;
+const CLOSE = 0x29;
 
 /** Redirections of standard input from a file or a string: `<`, `0<`, `<<<`. */
 const INPUT_REDIRECTION = /^0?<(?:<<)?$/;
