@@ -1,10 +1,14 @@
 /** PowerShell's block comments, `<# … #>`: a download inside one runs nothing. */
 import { markdownLines } from "../markdown-lines.js";
-import { DOUBLE_QUOTE_CODE, HASH_CODE, type HashComments, SINGLE_QUOTE_CODE } from "./comments.js";
-import { wordSet } from "./words.js";
+import {
+  DOUBLE_QUOTE_CODE,
+  HASH_CODE,
+  type HashComments,
+  POWERSHELL_LANGUAGES,
+  SINGLE_QUOTE_CODE,
+} from "./comments.js";
 
 /** The languages of fenced blocks that are PowerShell, where `<# … #>` is a comment. */
-const POWERSHELL_LANGUAGES: ReadonlySet<string> = wordSet("powershell pwsh ps1 psm1 ps posh");
 
 /**
  * Where the PowerShell block comment holding an offset of `text` ends, undefined when none holds it; asked

@@ -10,7 +10,7 @@ import { commentReading, commentStart, type HashComments } from "./comments.js";
  */
 export function commentReader(text: string, comments: HashComments): (index: number) => boolean {
   if (comments === "none") return () => false;
-  const hashLine = commentReading(text, comments);
+  const lineComments = commentReading(text, comments);
   const blockCommentEnd = blockCommentReading(text, comments);
   let lineEnd = -1;
   let comment = 0;
@@ -22,7 +22,9 @@ export function commentReader(text: string, comments: HashComments): (index: num
       lineEnd = newline === -1 ? text.length : newline;
       const line = text.slice(start, lineEnd);
       // A line without a comment has none to reach, its line break included.
-      comment = hashLine(start) ? start + commentStart(line) : Number.POSITIVE_INFINITY;
+      const kind = lineComments(start);
+      comment =
+        kind === "none" ? Number.POSITIVE_INFINITY : start + commentStart(line, kind === "powershell");
       if (comment === lineEnd) comment = Number.POSITIVE_INFINITY;
     }
     return index >= comment;

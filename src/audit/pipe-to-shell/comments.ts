@@ -11,21 +11,32 @@ import { wordSet } from "./words.js";
 export type HashComments = "file" | "powershell" | "fenced" | "none";
 
 /**
- * Whether the command line at an offset of `text` (asked in order, some skipped) is one where a `#`
- * starts a comment: with `fenced`, a line of a fenced code block whose language is one of
- * {@link HASH_COMMENT_LANGUAGES}, told by a Markdown walk made once and read on as the offsets grow.
+ * The comments of a command line: none, a shell's `#` (or another language's), or PowerShell's, where
+ * `<# … #>` is one too.
  */
-export function commentReading(text: string, comments: HashComments): (offset: number) => boolean {
-  if (comments !== "fenced") return () => comments === "file" || comments === "powershell";
+export type LineComments = "none" | "hash" | "powershell";
+
+/**
+ * The comments of the command line at an offset of `text` (asked in order, some skipped): with `fenced`,
+ * those of a line of a fenced code block whose language is one of {@link HASH_COMMENT_LANGUAGES}, told by
+ * a Markdown walk made once and read on as the offsets grow.
+ */
+export function commentReading(text: string, comments: HashComments): (offset: number) => LineComments {
+  if (comments !== "fenced") {
+    const kind = comments === "powershell" ? "powershell" : comments === "file" ? "hash" : "none";
+    return () => kind;
+  }
   const walk = markdownLines(text);
   let line: MarkdownLine | undefined;
   return (offset) => {
     while (line === undefined || line.end < offset) {
       const next = walk.next();
-      if (next.done === true) return false;
+      if (next.done === true) return "none";
       line = next.value;
     }
-    return line.start <= offset && HASH_COMMENT_LANGUAGES.has(line.language ?? "");
+    const language = line.language ?? "";
+    if (line.start > offset || !HASH_COMMENT_LANGUAGES.has(language)) return "none";
+    return POWERSHELL_LANGUAGES.has(language) ? "powershell" : "hash";
   };
 }
 
@@ -39,12 +50,18 @@ const HASH_COMMENT_LANGUAGES: ReadonlySet<string> = wordSet(
     "python py python3 ruby rb perl pl yaml yml toml dockerfile docker makefile make",
 );
 
+/** The languages of fenced blocks that are PowerShell, where `<# … #>` is a comment. */
+export const POWERSHELL_LANGUAGES: ReadonlySet<string> = wordSet("powershell pwsh ps1 psm1 ps posh");
+
 /**
  * Where the comment of a command line starts, as a shell reads it: at a `#` beginning a word outside
  * quotes (`# never do: curl … | sh`, `make # not curl … | sh`), the line's length when none does. A `#`
- * inside a word (`https://x/#a`, `$#`) or in quotes starts none. One pass.
+ * inside a word (`https://x/#a`, `$#`) or in quotes starts none. With `powershell`, a block comment closed
+ * on the line is passed over and one left open ends the line's reading (block-comments.ts reads it), and a
+ * `#>` closes one, starting no line comment: `<# note #> iex $s` and `#> iex $s`, after a comment of many
+ * lines, were read as comments and their runs missed. One pass.
  */
-export function commentStart(command: string): number {
+export function commentStart(command: string, powershell = false): number {
   let quote = 0;
   for (let index = 0; index < command.length; index++) {
     const code = command.charCodeAt(index);
@@ -55,6 +72,12 @@ export function commentStart(command: string): number {
       index++;
     } else if (code === SINGLE_QUOTE_CODE || code === DOUBLE_QUOTE_CODE) {
       quote = code;
+    } else if (powershell && code === LESS_CODE && command.charCodeAt(index + 1) === HASH_CODE) {
+      const close = command.indexOf("#>", index + 2);
+      if (close === -1) return command.length;
+      index = close + 1;
+    } else if (powershell && code === HASH_CODE && command.charCodeAt(index + 1) === GREATER_CODE) {
+      index++;
     } else if (code === HASH_CODE && (index === 0 || COMMENT_AFTER.has(command.charAt(index - 1)))) {
       return index;
     }
@@ -65,6 +88,8 @@ export function commentStart(command: string): number {
 /** What a `#` starting a comment may follow: a blank, or an operator ending a word. */
 const COMMENT_AFTER: ReadonlySet<string> = new Set([" ", "\t", ";", "&", "|", "(", ")"]);
 export const HASH_CODE = 0x23;
+const LESS_CODE = 0x3c;
+const GREATER_CODE = 0x3e;
 export const BACKSLASH_CODE = 0x5c;
 export const SINGLE_QUOTE_CODE = 0x27;
 export const DOUBLE_QUOTE_CODE = 0x22;

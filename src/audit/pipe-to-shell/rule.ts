@@ -6,13 +6,24 @@ import { quoted } from "../../shared/index.js";
 import type { Reader } from "../reader.js";
 import { blockCommentReading } from "./block-comments.js";
 import { commandLines } from "./command-lines.js";
-import { commentReading, commentStart, type HashComments } from "./comments.js";
+import { commentReading, commentStart, type HashComments, type LineComments } from "./comments.js";
 import { DOWNLOADER } from "./downloads.js";
 import { keptStringRun } from "./kept-strings.js";
 import { type KeptRuns, keptRuns } from "./kept-variables.js";
 import { pipedInto } from "./pipes.js";
 import { scriptBlockRun } from "./script-blocks.js";
 import { substitutedInto } from "./substitutions.js";
+
+/**
+ * The command line `line` at `offset` up to its comment, where its comments are {@link LineComments}.
+ * Where a Markdown file's blocks are told, only a line that may hold a comment is placed in them.
+ */
+function withoutComment(line: string, offset: number, commented: (offset: number) => LineComments): string {
+  if (commentStart(line) === line.length) return line;
+  const kind = commented(offset);
+  if (kind === "none") return line;
+  return line.slice(0, commentStart(line, kind === "powershell"));
+}
 
 /**
  * Where a command that downloads may be, for the search it shares with the rules of
@@ -65,9 +76,7 @@ export function pipeToShell(
       }
       const { command: line, offset, end } = lines(match.index);
       this.next = end;
-      // Where a Markdown file's blocks are told, only a line that may hold a comment is placed in them.
-      const comment = commentStart(line);
-      const command = comment < line.length && commented(offset) ? line.slice(0, comment) : line;
+      const command = withoutComment(line, offset, commented);
       const runner =
         RUN_DOWNLOAD.test(command) ||
         scriptBlockRun(command, offset, kept) ||
