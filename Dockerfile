@@ -87,7 +87,7 @@ USER 1000
 RUN ["node", "dist/main.js", "--version"]
 EXPOSE 8000
 # The start period matches the Kubernetes startupProbe's 120 s: 50k skills mounted without a saved index take
-# some 36 s to start, which 10 s and three retries called unhealthy. A healthy answer ends it at once.
+# some 40 s to start, which 10 s and three retries called unhealthy. A healthy answer ends it at once.
 # It asks where the server listens: HOST itself, or loopback for a wildcard (0.0.0.0, ::); 127.0.0.1 alone
 # called a server on HOST=::1 or on one address of the host network unhealthy while it served.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --retries=3 \

@@ -21,7 +21,7 @@ export type Vagueness = "common words" | "tied" | "no task" | "no words";
  * request made only of such words (`data`, `test`, `check this`) is vague when more skills match it
  * strongly than can be shown: ten of them would be a sample, not an answer. A share of the catalog means
  * the same over a few skills as over many; the rarest word of every right skill the bench's labeled
- * requests show is held by at most 0.19 of the catalog (docs/search.md, *Faint matches*).
+ * requests show is held by at most 0.19 of the catalog (docs/search.md, *A request too vague to rank*).
  */
 const COMMON_SHARE = 0.5;
 /**
