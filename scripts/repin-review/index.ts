@@ -263,25 +263,54 @@ function reviewedFindings(
     if (paths === undefined) oldPaths.set(now, [where]);
     else paths.push(where);
   }
-  const newTo = newToSkill(pack, files);
+  const movedInto = skillMovedInto(pack, files);
   const shown = new ShownFindings();
+  const listNumbers = numberedLists();
+  // The findings shown of each path, by all the review reads of the path but its name (see
+  // AuditFindings.listsOf): the copies of one file, a thousand paths, show one list, made once.
+  const shownFor = new Map<string, readonly ReviewedFinding[]>();
   for (const where of after.paths()) {
     if (packOf(where) !== pack) continue;
-    const old = (oldPaths.get(where) ?? []).flatMap((was) => before.of(was));
+    const wasAt = oldPaths.get(where) ?? [];
+    const changed = changes.changedPaths.has(where.slice(pack.length + 1));
+    const into = movedInto(where);
+    const inputs = [
+      listNumbers(after.listsOf(where)),
+      wasAt.map((was) => listNumbers(before.listsOf(was))).join("/"),
+      changed,
+      // Last: a skill's id may hold any character.
+      into === undefined ? "" : `into ${into.skill}`,
+    ].join(";");
+    const made = shownFor.get(inputs);
+    if (made !== undefined) {
+      shown.add(where, made);
+      continue;
+    }
+    const old = wasAt.flatMap((was) => before.of(was));
     const shownHere: ReviewedFinding[] = [];
     for (const found of markNew(old, after.of(where))) {
-      const reviewed = newTo(found);
+      const reviewed = found.new || into === undefined ? found : { ...found, new: true, newTo: into };
       // New in a file whose bytes did not change: its mode made it executable, or it is a symlink now.
-      if (
-        changes.changedPaths.has(where.slice(pack.length + 1)) ||
-        reviewed.severity === "high" ||
-        reviewed.new
-      )
-        shownHere.push(reviewed);
+      if (changed || reviewed.severity === "high" || reviewed.new) shownHere.push(reviewed);
     }
+    shownFor.set(inputs, shownHere);
     shown.add(where, shownHere);
   }
   return shown;
+}
+
+/** Names lists of findings by which they are, not what they hold: each list a number, given as first met. */
+function numberedLists(): (lists: readonly (readonly Finding[])[]) => string {
+  const numbers = new Map<readonly Finding[], number>();
+  return (lists) =>
+    lists
+      .map((list) => {
+        const known = numbers.get(list);
+        if (known !== undefined) return known;
+        numbers.set(list, numbers.size);
+        return numbers.size - 1;
+      })
+      .join(",");
 }
 
 /** The high findings of the packs the bump does not move, in order. */
@@ -327,11 +356,19 @@ function servedChanges(
 function notableByFindings(pack: string, findings: ShownFindings): (file: FileChange) => Notable | undefined {
   const severities = ["high", "medium", "low"];
   const worst = new Map<string, Notable>();
-  for (const found of findings) {
-    const rank = (found.new ? 0 : severities.length) + severities.indexOf(found.severity);
-    const held = worst.get(found.path);
-    if (held !== undefined && held.rank <= rank) continue;
-    worst.set(found.path, { rank, why: `${found.new ? "a new" : "a"} ${found.severity} finding` });
+  // A list's worst once, for every path that shows it.
+  for (const list of findings.lists()) {
+    let listWorst: Notable | undefined;
+    for (const found of list.findings) {
+      const rank = (found.new ? 0 : severities.length) + severities.indexOf(found.severity);
+      if (listWorst !== undefined && listWorst.rank <= rank) continue;
+      listWorst = { rank, why: `${found.new ? "a new" : "a"} ${found.severity} finding` };
+    }
+    if (listWorst === undefined) continue;
+    for (const where of list.paths) {
+      const held = worst.get(where);
+      if (held === undefined || listWorst.rank < held.rank) worst.set(where, listWorst);
+    }
   }
   return (file) => worst.get(`${pack}/${file.path}`);
 }
@@ -367,22 +404,22 @@ function movedWith(
 }
 
 /**
- * A finding the old commit had in a file that moved out of one skill into another (or between a skill and
- * the pack files), marked new, and new to that skill: its agents read the file now, so a high one makes it
- * unsafe where it was not, and must fail the review's status and hold the bump back as any new high
- * finding does. The file's line still shows it as a move; the finding says which skill it is new to.
- * Within one skill, a moved file's findings stay old.
+ * Of a file moved out of one skill into another (or between a skill and the pack files), by its path (`<pack>/…`),
+ * the skill it moved into (undefined for the pack files): the findings the old commit had in it are new to
+ * that skill, whose agents read the file now, so a high one makes it unsafe where it was not, and must fail
+ * the review's status and hold the bump back as any new high finding does. The file's line still shows it
+ * as a move; the finding says which skill it is new to. Within one skill, a moved file's findings stay old.
  */
-function newToSkill(pack: string, files: readonly FileChange[]): (found: ReviewedFinding) => ReviewedFinding {
-  const into = new Map(
+function skillMovedInto(
+  pack: string,
+  files: readonly FileChange[],
+): (where: string) => ReviewedFinding["newTo"] {
+  const into = new Map<string, ReviewedFinding["newTo"]>(
     files.flatMap(({ path: where, skills }) =>
-      skills === undefined ? [] : [[`${pack}/${where}`, skills.to?.id] as [string, string | undefined]],
+      skills === undefined ? [] : [[`${pack}/${where}`, { skill: skills.to?.id }]],
     ),
   );
-  return (found) =>
-    found.new || !into.has(found.path)
-      ? found
-      : { ...found, new: true, newTo: { skill: into.get(found.path) } };
+  return (where) => into.get(where);
 }
 
 /**

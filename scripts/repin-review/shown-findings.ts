@@ -18,7 +18,7 @@ export type ReviewedFinding = Omit<Finding, "rule"> & {
   readonly new: boolean;
   /**
    * Of a finding the old commit had in a file moved out of one skill into another: the id of the skill it
-   * moved into, to which the finding is new (see newToSkill in index.ts); undefined for the pack files.
+   * moved into, to which the finding is new (see skillMovedInto in index.ts); undefined for the pack files.
    */
   readonly newTo?: { readonly skill: string | undefined };
 };
@@ -27,6 +27,14 @@ export type ReviewedFinding = Omit<Finding, "rule"> & {
 interface PathFindings {
   readonly path: string;
   /** Named for the first path that showed them: each is named for `path` only as it is gone through. */
+  readonly findings: readonly ReviewedFinding[];
+}
+
+/** One list of findings the review shows, once, with every path that shows it. */
+export interface ListedFindings {
+  /** In the order they were added. */
+  readonly paths: readonly string[];
+  /** Named for the first of `paths`. */
   readonly findings: readonly ReviewedFinding[];
 }
 
@@ -41,6 +49,8 @@ export class ShownFindings implements Iterable<ReviewedFinding> {
    * of a finding is its JSON and what it reads of it, so two lists of one digest show alike.
    */
   readonly #lists = new Map<string, readonly ReviewedFinding[]>();
+  /** The lists held, as given: one given again for another path is held already, without a digest. */
+  readonly #held = new Set<readonly ReviewedFinding[]>();
   #length = 0;
 
   /** How many findings, of every path. */
@@ -51,11 +61,33 @@ export class ShownFindings implements Iterable<ReviewedFinding> {
   /** Adds the findings `where` shows, each named for it, after those added before. */
   add(where: string, findings: readonly ReviewedFinding[]): void {
     if (findings.length === 0) return;
+    this.#paths.push({ path: where, findings: this.#heldAs(findings) });
+    this.#length += findings.length;
+  }
+
+  /** `findings` as held: the list of the same digest held before, else `findings`, held from now on. */
+  #heldAs(findings: readonly ReviewedFinding[]): readonly ReviewedFinding[] {
+    if (this.#held.has(findings)) return findings;
     const key = digestButPath(findings);
     const held = this.#lists.get(key);
-    if (held === undefined) this.#lists.set(key, findings);
-    this.#paths.push({ path: where, findings: held ?? findings });
-    this.#length += findings.length;
+    if (held !== undefined) return held;
+    this.#lists.set(key, findings);
+    this.#held.add(findings);
+    return findings;
+  }
+
+  /**
+   * Each list once, with the paths that show it, in the order of the first path of each: a thousand
+   * copies of one file are one list of its findings, not a thousand.
+   */
+  lists(): ListedFindings[] {
+    const paths = new Map<readonly ReviewedFinding[], string[]>();
+    for (const { path: where, findings } of this.#paths) {
+      const showing = paths.get(findings);
+      if (showing === undefined) paths.set(findings, [where]);
+      else showing.push(where);
+    }
+    return [...paths].map(([findings, showing]) => ({ paths: showing, findings }));
   }
 
   *[Symbol.iterator](): Iterator<ReviewedFinding> {

@@ -53,6 +53,15 @@ export class AuditFindings implements Iterable<Finding> {
     return lists.flatMap((findings) => namedFor(findings, where)).sort(compareFindings);
   }
 
+  /**
+   * The lists `of(where)` is made of, as held: one is shared by every path leading to one audited file and
+   * named for the first, so two paths holding the same lists have the same findings but for their path,
+   * which a caller going through thousands of such paths need not make again for each.
+   */
+  listsOf(where: string): readonly (readonly Finding[])[] {
+    return this.#byPath.get(where) ?? [];
+  }
+
   /** How many findings are of `severity`, counted without making them. */
   count(severity: Severity): number {
     let count = 0;
