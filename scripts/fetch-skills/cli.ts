@@ -25,7 +25,7 @@ import { answerUsageError, type CommandLineIo, type Options, readCommandLine } f
 import { type FetchedPack, fetchSkills } from "./output.js";
 import { type HeldBack, type Repin, resolveHeads, rewriteRefs, type Unresolved } from "./repin.js";
 import { type RepinReview, reviewRepins } from "./review.js";
-import { LoadCheckError, type ReviewedFinding, shortRef } from "./review-contract.js";
+import { type FindingList, LoadCheckError, type ReviewedFinding, shortRef } from "./review-contract.js";
 import { fetchSummary, repinSummary } from "./summary.js";
 import { makeWorkFolder, removeTree } from "./work-folder.js";
 
@@ -45,7 +45,7 @@ interface CliIo extends CommandLineIo {
 interface Repinned {
   readonly summary: string;
   /** Made as they are gone through (see Review). */
-  readonly findings: Iterable<ReviewedFinding>;
+  readonly findings: Iterable<FindingList>;
   readonly heldForReview: readonly HeldBack[];
 }
 
@@ -145,23 +145,24 @@ export async function runWith(options: Options, argv: readonly string[], io: Cli
   }
 }
 
-/** The characters of `--findings`' JSON handed to the file at a time, rather than a finding's few hundred. */
+/** The characters of `--findings`' JSON handed to the file at a time, rather than a list's few. */
 const JSON_CHUNK = 64 * 1024;
 
 /**
- * `--findings`' JSON: the findings the review shows, and the sources held back for a new high finding, by
- * name with that finding, for the workflow to offer each bump on its own. The bytes of
- * `JSON.stringify({ findings, heldForReview }, null, 2)` and a line feed, made a finding at a time.
+ * `--findings`' JSON: the findings the review shows, each list once with the paths that show it, and the
+ * sources held back for a new high finding, by name with that finding, for the workflow to offer each bump
+ * on its own. The bytes of `JSON.stringify({ findingLists, heldForReview }, null, 2)` and a line feed, made
+ * a list at a time.
  */
-function* findingsJson(findings: Iterable<ReviewedFinding>, held: readonly HeldBack[]): Generator<string> {
+function* findingsJson(lists: Iterable<FindingList>, held: readonly HeldBack[]): Generator<string> {
   const heldForReview = held.map(({ repin, finding }) => ({ source: repin.source.name, finding }));
   // Each value indented as deep as it is nested; JSON holds no raw line feed but between its lines.
   const nested = (value: unknown, indent: string) =>
     (JSON.stringify(value, null, 2) ?? "null").replaceAll("\n", `\n${indent}`);
-  let chunk = '{\n  "findings": [';
+  let chunk = '{\n  "findingLists": [';
   let first = true;
-  for (const found of findings) {
-    chunk += `${first ? "" : ","}\n    ${nested(found, "    ")}`;
+  for (const list of lists) {
+    chunk += `${first ? "" : ","}\n    ${nested(list, "    ")}`;
     first = false;
     if (chunk.length >= JSON_CHUNK) {
       yield chunk;
@@ -382,10 +383,16 @@ function heldForReview(
   return held;
 }
 
-/** The first new high finding of the pack `name`: gone through until it is met. */
-function firstNewHigh(findings: Iterable<ReviewedFinding>, name: string): ReviewedFinding | undefined {
-  for (const found of findings) {
-    if (found.new && found.severity === "high" && found.path.startsWith(`${name}/`)) return found;
+/**
+ * The first new high finding of the pack `name`, named for the first path that shows it: gone through until
+ * it is met. The lists are in the order of their first path, and a path shows every finding of its list.
+ */
+function firstNewHigh(lists: Iterable<FindingList>, name: string): ReviewedFinding | undefined {
+  for (const { paths, findings } of lists) {
+    const [first] = paths;
+    if (first === undefined || !first.startsWith(`${name}/`)) continue;
+    const found = findings.find((each) => each.new && each.severity === "high");
+    if (found !== undefined) return { path: first, ...found };
   }
   return undefined;
 }

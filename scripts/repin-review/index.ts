@@ -9,12 +9,7 @@ import type { AuditFindings, Finding } from "../../src/audit/index.js";
 import type { CaseCollision, CatalogIssue, Pack, Skill } from "../../src/catalog/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
 import { compareText } from "../../src/shared/index.js";
-import type {
-  ReviewedFinding as ContractFinding,
-  Review,
-  ReviewedSource,
-  ReviewRequest,
-} from "../fetch-skills/review-contract.js";
+import type { FindingList, Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
 import {
   type AddedDocument,
   comparePacks,
@@ -95,14 +90,15 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
 }
 
 /**
- * The findings as `--findings` has always written them, each made as it is gone through (a million at
- * 4,000 links to a file of 252 findings): which skill one is new to is the review's word.
+ * The findings as `--findings` writes them: each list the review holds once, with the paths that show it,
+ * made as it is gone through; which skill one is new to is the review's word.
  */
-function asWritten(lists: readonly ShownFindings[]): Iterable<ContractFinding> {
+function asWritten(lists: readonly ShownFindings[]): Iterable<FindingList> {
   return {
     *[Symbol.iterator]() {
       for (const list of lists) {
-        for (const { newTo: _, ...found } of list) yield found;
+        for (const { paths, findings } of list.lists())
+          yield { paths, findings: findings.map(({ path: _, newTo: __, ...found }) => found) };
       }
     },
   };

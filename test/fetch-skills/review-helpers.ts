@@ -4,19 +4,38 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
 import { ENTRY, manifestOf, runFetcher, writeManifest } from "./helpers.js";
 
+/** A finding `--findings` lists, named for one path that shows it. */
+export interface WrittenFinding {
+  path: string;
+  line: number;
+  rule: string;
+  severity: "high" | "medium" | "low";
+  detail: string;
+  new: boolean;
+}
+
+/** `--findings`' lists of findings, each with the paths that show it. */
+export interface FindingLists {
+  readonly findingLists: readonly {
+    readonly paths: readonly string[];
+    readonly findings: readonly Omit<WrittenFinding, "path">[];
+  }[];
+}
+
 export interface Bumped {
   readonly site: string;
   readonly code: number | null;
   readonly summary: string;
-  readonly findings: {
-    path: string;
-    line: number;
-    rule: string;
-    severity: "high" | "medium" | "low";
-    detail: string;
-    new: boolean;
-  }[];
+  /** Each path's findings, as a reader of `--findings` counts them (see eachPathsFindings). */
+  readonly findings: WrittenFinding[];
   readonly stderr: string;
+}
+
+/** The findings of `--findings`' lists, one for each path that shows them: what the review counts. */
+export function eachPathsFindings({ findingLists }: FindingLists): WrittenFinding[] {
+  return findingLists.flatMap(({ paths, findings }) =>
+    paths.flatMap((where) => findings.map((found) => ({ path: where, ...found }))),
+  );
 }
 
 /** A source a site pins: its skills are in `skills` of its repository, or in its own `path`. */
@@ -50,8 +69,14 @@ export async function bumpIn(dir: string, sources: readonly BumpSource[], heapMi
   const result =
     heapMiB === undefined ? await runFetcher(argv, site) : await fetcherInHeap(argv, site, heapMiB);
   const summary = await readFile(path.join(site, "pr.md"), "utf8").catch(() => "");
-  const json = await readFile(path.join(site, "findings.json"), "utf8").catch(() => '{"findings":[]}');
-  return { site, code: result.code, summary, findings: JSON.parse(json).findings, stderr: result.stderr };
+  const json = await readFile(path.join(site, "findings.json"), "utf8").catch(() => '{"findingLists":[]}');
+  return {
+    site,
+    code: result.code,
+    summary,
+    findings: eachPathsFindings(JSON.parse(json)),
+    stderr: result.stderr,
+  };
 }
 
 /** The fetcher's bundle run in `cwd` with its heap held to `heapMiB`: its exit code (null when killed) and stderr. */

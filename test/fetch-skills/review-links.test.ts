@@ -11,7 +11,7 @@ import { countBySeverity, findingsTable } from "../../scripts/audit-markdown.js"
 import { manyFindings } from "../helpers/many-findings.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeUpstream } from "./helpers.js";
-import { bumpIn } from "./review-helpers.js";
+import { bumpIn, type FindingLists } from "./review-helpers.js";
 
 let tree: TempTree;
 beforeAll(async () => {
@@ -90,6 +90,20 @@ describe("the repin review of many links to one hostile file", () => {
       expect(findings.every((found) => found.severity === "high" && !found.new)).toBe(true);
     }
     expect(bumped.summary).toContain("**96 new high findings**");
+    // `--findings` writes each list once, with the paths that show it: it wrote each path's findings, the
+    // same 252 at each of 4,000 links to one file, 244 MB.
+    const written: FindingLists = JSON.parse(await readFile(path.join(bumped.site, "findings.json"), "utf8"));
+    expect(
+      written.findingLists.map(({ paths, findings }) => ({
+        paths: [...paths].sort(),
+        findings: findings.length,
+        new: findings.filter((found) => found.new).length,
+        named: findings.filter((found) => "path" in found).length,
+      })),
+    ).toEqual([
+      { paths: [...kept].sort(), findings: 8, new: 0, named: 0 },
+      { paths: [...added].sort(), findings: 24, new: 24, named: 0 },
+    ]);
   }, 240_000);
 
   it("writes its findings and their table as the whole list reads, byte for byte", async () => {
@@ -125,7 +139,7 @@ describe("the repin review of many links to one hostile file", () => {
 
   // The review listed a million findings at 4,000 links to a file of 252, each held, and made their JSON
   // whole before writing a byte: 2.8 GiB. Each content's findings are held once now, with the paths that
-  // show them, and written path after path.
+  // show them, and written so, a list at a time.
   it("writes the findings of thousands of paths a bump adds to one file in bounded memory", async () => {
     const many = manyFindings(15);
     const upstream = await makeUpstream(path.join(tree.dir, "many"), [

@@ -329,30 +329,33 @@ describe("update-skills.yml", () => {
       "new-medium": "${{ steps.audit.outputs.new-medium }}",
     });
     const found = (severity: string, fresh: boolean) => ({
-      path: "p/x",
       line: 1,
       rule: "r",
       severity,
       detail: "d",
       new: fresh,
     });
+    // Each list once with the paths that show it, as the fetcher writes it: each path's findings count.
     const tree = await makeTree({
       [findings ?? ""]: JSON.stringify({
-        findings: [found("high", true), found("high", false), found("medium", true)],
+        findingLists: [
+          { paths: ["p/x", "p/copy"], findings: [found("high", true), found("high", false)] },
+          { paths: ["p/y"], findings: [found("medium", true)] },
+        ],
       }),
       output: "",
     });
     try {
       const env = { GITHUB_OUTPUT: path.join(tree.dir, "output") };
       await runStep(step?.run ?? "", tree.dir, env);
-      expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe("new-high=1\nnew-medium=1\n");
+      expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe("new-high=2\nnew-medium=1\n");
       await writeFile(
         path.join(tree.dir, findings ?? ""),
-        JSON.stringify({ findings: [found("high", false)] }),
+        JSON.stringify({ findingLists: [{ paths: ["p/x"], findings: [found("high", false)] }] }),
       );
       await runStep(step?.run ?? "", tree.dir, env);
       expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe(
-        "new-high=1\nnew-medium=1\nnew-high=0\nnew-medium=0\n",
+        "new-high=2\nnew-medium=1\nnew-high=0\nnew-medium=0\n",
       );
     } finally {
       await tree.remove();
