@@ -9,6 +9,7 @@ import { CatalogError } from "../../src/catalog/index.js";
 import { ConfigError } from "../../src/config/index.js";
 import { loadStartupConfig, prepareAudit, refusal } from "../../src/startup/index.js";
 import { LoadCheckError } from "../fetch-skills/review-contract.js";
+import { digestOf } from "./served.js";
 
 /**
  * Why the server would refuse to start on the pack `pack` of the skills folder `dir` were it the only pack
@@ -30,7 +31,13 @@ export async function packRefusal(
   }
   let prepared: Awaited<ReturnType<typeof prepareAudit>>;
   try {
-    prepared = await prepareAudit(config, pino({ level: "silent" }));
+    // Named by its digest, a file's content is audited once however many copies of it the fetcher made
+    // (one for each symlink to it): the audit of every copy of a file of 252 findings, 4,000 links to it,
+    // held a million findings and took the fetcher past 400 MiB. Copies of one content have one audit.
+    prepared = await prepareAudit(config, pino({ level: "silent" }), (_, bytes) => {
+      const digest = digestOf(bytes);
+      return `${digest.size} ${digest.sha256}`;
+    });
   } catch (error) {
     if (!(error instanceof CatalogError)) throw error;
     // The folder is the fetch's work folder, gone after the run: the pack's own paths follow.

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { FolderAudit } from "../audit/index.js";
+import type { FolderAudit, ReadHook } from "../audit/index.js";
 import {
   type Catalog,
   CatalogError,
@@ -59,7 +59,7 @@ export interface Prepared extends PreparedCatalog {
  */
 export async function prepare(config: Config, logger: Logger): Promise<Prepared> {
   const saved = savedStartOf(config, logger);
-  const prepared = await prepareCatalog(saved, config, logger, false);
+  const prepared = await prepareCatalog(saved, config, logger, undefined);
   if (!config.buildIndex) {
     const refused = refusal(prepared.catalog);
     if (refused !== undefined) throw new CatalogError(refused);
@@ -79,13 +79,15 @@ export async function prepare(config: Config, logger: Logger): Promise<Prepared>
  * For check-skills and audit-skills: the catalog as prepare makes it, with the whole audit of the catalog
  * loaded, made by the inspection's reading of every served file (none is taken from the saved index). A
  * catalog the audit leaves empty is returned, for the caller to report, instead of refused; no search
- * index is loaded or built.
+ * index is loaded or built. `onRead` may name each file's content, so that copies of one file are audited
+ * once (see ReadHook).
  */
 export async function prepareAudit(
   config: CatalogConfig,
   logger: Logger,
+  onRead?: ReadHook,
 ): Promise<PreparedCatalog & { readonly audit: FolderAudit }> {
-  return prepareCatalog(savedStartOf(config, logger), config, logger, true);
+  return prepareCatalog(savedStartOf(config, logger), config, logger, { onRead });
 }
 
 function savedStartOf(config: CatalogConfig, logger: Logger): SavedStart {
@@ -95,23 +97,28 @@ function savedStartOf(config: CatalogConfig, logger: Logger): SavedStart {
     : SavedStart.read(config.savedIndexFile, logger);
 }
 
+/** How the audit reads the catalog's files: given, the whole audit is kept (see prepareAudit). */
+interface AuditOptions {
+  readonly onRead: ReadHook | undefined;
+}
+
 async function prepareCatalog(
   saved: SavedStart,
   config: CatalogConfig,
   logger: Logger,
-  audit: true,
+  audit: AuditOptions,
 ): Promise<PreparedCatalog & { readonly audit: FolderAudit }>;
 async function prepareCatalog(
   saved: SavedStart,
   config: CatalogConfig,
   logger: Logger,
-  audit: boolean,
+  audit: AuditOptions | undefined,
 ): Promise<PreparedCatalog>;
 async function prepareCatalog(
   saved: SavedStart,
   config: CatalogConfig,
   logger: Logger,
-  audit: boolean,
+  audit: AuditOptions | undefined,
 ): Promise<PreparedCatalog & { readonly audit?: FolderAudit }> {
   const started = performance.now();
   const loaded = load(config, saved.documents(), logger);
@@ -174,11 +181,15 @@ function load(config: CatalogConfig, known: KnownDocuments, logger: Logger): Loa
 async function inspect(
   { catalog, frontmatters }: LoadedCatalog,
   saved: Uint8Array | undefined,
-  audit: boolean,
+  audit: AuditOptions | undefined,
   logger: Logger,
 ): Promise<{ inspection: Inspection; audit?: FolderAudit }> {
   const started = performance.now();
-  const run = await inspectCatalog(catalog, { saved, frontmatters, ...(audit ? { audit: {} } : {}) });
+  const run = await inspectCatalog(catalog, {
+    saved,
+    frontmatters,
+    ...(audit !== undefined ? { audit } : {}),
+  });
   if (run.savedProblem !== undefined) {
     logger.warn({ problem: run.savedProblem }, `saved inspection not used: ${run.savedProblem}`);
   }

@@ -120,6 +120,31 @@ describe("fetch-skills --update's load check", () => {
     expect(await refsIn(served)).toEqual([fineNew, unsafe]);
   }, 180_000);
 
+  // The check audits a content once however many copies of it the fetcher made (one per symlink to it):
+  // each copy is still its skill's, and a high finding in it makes that skill unsafe too.
+  it("holds back a source whose every skill holds a copy of one unsafe file, naming the skill's own path", async () => {
+    const other = await makeUpstream(path.join(tree.dir, "copies"), [
+      { "skills/x/SKILL.md": skillMd("x"), "skills/y/SKILL.md": skillMd("y") },
+    ]);
+    const pinned = other.commits[0] ?? "";
+    const copied = await other.commit({
+      "skills/x/notes.md": `# Notes\n\n${HIDDEN}\n`,
+      "skills/x/again.md": { symlink: "notes.md" },
+      "skills/y/notes.md": { symlink: "../x/notes.md" },
+    });
+
+    const site = await fetchedSite(other, pinned);
+    const result = await runFetcher(["--update"], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      `other: held back at ${pinned.slice(0, 7)}: its new commit ${copied.slice(0, 7)} fails: ` +
+        "the server would not serve it: a high finding of the audit makes every skill unsafe " +
+        "(other/x/again.md:3: tag-characters); UNSAFE_SKILLS=serve would serve them\n",
+    );
+    expect(await refsIn(site)).toEqual([fineNew, pinned]);
+  }, 180_000);
+
   it("fails, naming each and writing nothing, when every source that moved is held back", async () => {
     const other = await makeUpstream(path.join(tree.dir, "gone"), [{ "skills/x/SKILL.md": skillMd("x") }]);
     const pinned = other.commits[0] ?? "";
