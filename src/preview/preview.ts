@@ -196,12 +196,17 @@ function listSkillsHead(scope: Scope, listed: "skills" | "packs" | "groups"): st
   const packs = cut(scope.packs.map((pack) => namedInProse(pack.name)).join(", "), MAX_PREVIEW_BYTES / 4);
   const below =
     listed === "skills"
-      ? `. Then read_skill. All ${plural(scope.skills.length, "skill")}:`
+      ? `. Then read_skill. ${everySkill(scope.skills.length)}:`
       : `, pack a pack's or group's skills. Then read_skill. ${listed === "packs" ? "Packs, not skills:" : "Packs:"}`;
   return (
     `Find the organization's skill for a task (these are not your built-in skills). Call it before any ` +
     `task in ${packs}, even a familiar one, and follow the skill: query="<task>" gives the best matches${below}`
   );
+}
+
+/** What the entries below list_skills's head are: every skill, "All 1 skill" read as a slip for one. */
+function everySkill(count: number): string {
+  return count === 1 ? "The only skill" : `All ${plural(count, "skill")}`;
 }
 
 /**

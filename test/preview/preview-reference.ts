@@ -63,7 +63,10 @@ export function referencePreviewOf(
   if (!settings.enabled) {
     return { instructions: MINIMAL_INSTRUCTIONS, listSkillsDescription: MINIMAL_LIST_SKILLS, describePack };
   }
-  const head = listSkillsHead(scope, `. Then read_skill. All ${countOf(scope.skills.length)}:`);
+  const head = listSkillsHead(
+    scope,
+    `. Then read_skill. ${scope.skills.length === 1 ? "The only skill" : `All ${countOf(scope.skills.length)}`}:`,
+  );
   const fitting = entriesFitting(scope, roomAfter(head));
   if (fitting !== undefined) {
     const listSkillsDescription = within([head, ...fitting.entries]);

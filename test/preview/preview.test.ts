@@ -215,6 +215,16 @@ describe("previewOf", () => {
     for (const head of [listed[0], packs[0]]) expect(head).not.toMatch(/neither/);
   });
 
+  // A scope of one skill read "Then read_skill. All 1 skill:", which reads as a slip.
+  it("calls the one skill of a one-skill scope the only skill above its entry", async () => {
+    const scope = await scopeOf({
+      "kitchen/knife-care/SKILL.md": skillMd("knife-care", "Sharpen kitchen knives."),
+    });
+    const listed = previewOf(scope, new TermFrequencies(scope.skills), ON).listSkillsDescription.split("\n");
+    expect(listed[0]).toMatch(/\. Then read_skill\. The only skill:$/);
+    expect(listed.slice(1)).toEqual(["knife-care: Sharpen kitchen knives."]);
+  });
+
   // Under "Packs, not skills:" the bench corpus's agents pack read "agents: python-development,
   // developer-essentials, llm-finetuning…": its groups' names, which read as names of its skills.
   it("says which names under list_skills's head are a pack's groups, in the bytes the head gives up", async () => {
