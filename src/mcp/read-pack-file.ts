@@ -94,15 +94,17 @@ function findPack(context: ToolContext, name: string, file: string): Pack {
     throw new ToolError(
       `${quoted(name)} is a path of pack ${namedInProse(packPath.pack)}: ${packPath.call}.`,
     );
-  // list_packs shows each group under its pack: a model may take one for a pack.
-  const [owner, ...others] = isSelector(context.scope, name) ? context.scope.narrow([name]).packs : [];
+  // list_packs shows each group under its pack, and a folder read gives its skill:// URI: a model may take
+  // either for a pack. The URI was answered "No pack", where the group's plain name got its pack.
+  const group = withoutEdgeSlashes(name.trim().replace(/^skill:\/\//i, ""));
+  const [owner, ...others] = isSelector(context.scope, group) ? context.scope.narrow([group]).packs : [];
   if (owner !== undefined && others.length === 0) {
     const whole = context.scope.findPack(owner.name);
-    const group = `${quoted(name.trim())} is a group of pack ${namedInProse(owner.name)}`;
+    const isGroup = `${quoted(name.trim())} is a group of pack ${namedInProse(owner.name)}`;
     throw new ToolError(
       whole === undefined || whole.files.size === 0
-        ? `${group}, which has no pack-level files; its skills' files are read with read_skill.`
-        : `${group}; pack files are a pack's: read_pack_file(pack=${quotedName(owner.name)}) lists them.`,
+        ? `${isGroup}, which has no pack-level files; its skills' files are read with read_skill.`
+        : `${isGroup}; pack files are a pack's: read_pack_file(pack=${quotedName(owner.name)}) lists them.`,
     );
   }
   const packs = context.scope.packs.map((candidate) => namedInProse(candidate.name)).join(", ");

@@ -598,6 +598,28 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect((await call(client, "read_pack_file", { pack: "tools" })).text).toMatch(/^No pack "tools"/);
     });
 
+    // A folder read gives a group's skill:// URI: given as pack, it was "No pack", where its plain name
+    // got its pack.
+    it("answers a group's skill:// URI given as pack with its pack, in the caller's scope only", async () => {
+      for (const pack of ["skill://beta/tools", "skill://Beta/tools/"]) {
+        expect(await call(client, "read_pack_file", { pack })).toEqual({
+          isError: true,
+          text: `"${pack}" is a group of pack beta; pack files are a pack's: read_pack_file(pack="beta") lists them.`,
+        });
+      }
+      expect((await call(client, "read_pack_file", { pack: "skill://gamma/tools" })).text).toBe(
+        '"skill://gamma/tools" is a group of pack gamma, which has no pack-level files; its skills\' files are read with read_skill.',
+      );
+      // A group outside the caller's scope reads as one that does not exist.
+      const scoped = await server.connect({ era, headers: { "X-Skill-Pack": "alpha" } });
+      expect((await call(scoped, "read_pack_file", { pack: "skill://beta/tools" })).text).toBe(
+        (await call(scoped, "read_pack_file", { pack: "skill://no-such-pack/tools" })).text.replace(
+          "no-such-pack",
+          "beta",
+        ),
+      );
+    });
+
     it("answers a skill's name given as pack with the call that reads its file", async () => {
       expect(await call(client, "read_pack_file", { pack: "two", file: "references/guide.md" })).toEqual({
         isError: true,
