@@ -110,6 +110,16 @@ const METHOD_NEEDS: ReadonlyMap<string, { member: string; said: string }> = new 
   ],
 ]);
 
+/** How the SDK refuses a `subscriptions/listen` whose filter is missing or does not fit, whatever was wrong. */
+const LISTEN_REFUSAL = "Invalid params: 'notifications' is required and must be a valid SubscriptionFilter";
+
+/**
+ * What a subscription asks for, said after the SDK's refusal of its filter: "a valid SubscriptionFilter"
+ * names a type of the SDK's, not its members, where every other method's refusal says what it needs.
+ */
+const LISTEN_NEEDS =
+  'subscriptions/listen needs params such as {"notifications": {"toolsListChanged": true}}: the notifications to receive (toolsListChanged, promptsListChanged and resourcesListChanged, each true or false; resourceSubscriptions, a list of resource URIs), of which the acknowledgement names those this server sends.';
+
 /**
  * `message`, the answer to `request` when it is known, with the SDK's refusals of params worded as the
  * refusals of the other methods' params are (`Invalid params for tools/call: name: Invalid input: expected
@@ -123,7 +133,9 @@ const METHOD_NEEDS: ReadonlyMap<string, { member: string; said: string }> = new 
  * - a method's whose handler was registered with a schema (this server's listings, reads and prompts,
  *   the Skills extension's methods), -32602 with the schema's faults joined by ", ": joined by "; ", as
  *   the two above are, and told what the method needs when the member naming what it reads is wrong (see
- *   checkedInParamsWords).
+ *   checkedInParamsWords);
+ * - a `subscriptions/listen`'s, whose filter the SDK's listen router checks: its words, then what a
+ *   subscription asks for.
  *
  * Assumption (held by test/mcp/requests-as-meant.test.ts, which wants these words): the SDK refuses such
  * params with exactly those codes, that prefix and zod's issues (`path`, `message`) as JSON, each path of
@@ -135,6 +147,8 @@ export function inParamsWords(message: JSONRPCMessage, request?: unknown): JSONR
   const method = isJsonObject(request) && typeof request.method === "string" ? request.method : undefined;
   if (error.code === INVALID_PARAMS && error.message.startsWith(PARAMS_REFUSAL))
     return checkedInParamsWords(message, request);
+  if (method === "subscriptions/listen" && error.code === INVALID_PARAMS && error.message === LISTEN_REFUSAL)
+    return { ...message, error: { ...error, message: `${LISTEN_REFUSAL}. ${LISTEN_NEEDS}` } };
   const toolCall = error.message.startsWith(TOOL_CALL_REFUSAL);
   if (!toolCall && (error.code !== INTERNAL_ERROR || method === undefined)) return message;
   let issues: unknown;

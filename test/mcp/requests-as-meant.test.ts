@@ -359,3 +359,44 @@ describe("a handshake the SDK refuses, over HTTP and stdio", () => {
     }
   });
 });
+
+// Regression: a subscriptions/listen without its filter was told only the SDK's "'notifications' is required
+// and must be a valid SubscriptionFilter", where every other method's refusal says what it needs.
+describe("a subscriptions/listen without a filter, over HTTP and stdio", () => {
+  const LISTEN_NEEDS =
+    'subscriptions/listen needs params such as {"notifications": {"toolsListChanged": true}}: the notifications to receive (toolsListChanged, promptsListChanged and resourcesListChanged, each true or false; resourceSubscriptions, a list of resource URIs), of which the acknowledgement names those this server sends.';
+  const error = {
+    code: -32602,
+    message: `Invalid params: 'notifications' is required and must be a valid SubscriptionFilter. ${LISTEN_NEEDS}`,
+  };
+  const LISTENS: readonly Record<string, unknown>[] = [
+    {},
+    { notifications: "toolsListChanged" },
+    { notifications: { toolsListChanged: "yes" } },
+  ];
+  let http: RunningServer;
+  beforeAll(async () => {
+    http = await startServer(SKILLS_DIR);
+  });
+  afterAll(() => http.close());
+
+  it("is told what a subscription asks for", async () => {
+    const asked = LISTENS.map((params, index) =>
+      wireRequest("modern", index, "subscriptions/listen", params),
+    );
+    for (const { body, headers } of asked)
+      expect((await post(`${http.url}/mcp`, body, headers)).json).toEqual({
+        jsonrpc: "2.0",
+        id: body.id,
+        error,
+      });
+    const stdio = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
+    try {
+      for (const { body } of asked) stdio.write(`${JSON.stringify(body)}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(asked.length), { timeout: 30_000 });
+      for (const answer of stdio.answers()) expect(answer.error).toEqual(error);
+    } finally {
+      await stdio.end();
+    }
+  });
+});
