@@ -23,10 +23,12 @@
  * this build first in every other row (throughput: request and connection count, each started anew;
  * scale: catalog size; hostile: step), `this-first` or `other-first` in every row. Each row records its order.
  *
- * `npm run bench` builds first: the server runs as `node dist/main.js`, as in production.
+ * `npm run bench` builds first (`--build`, which it passes, once the command line is read): the server
+ * runs as `node dist/main.js`, as in production.
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { builtFirst } from "../scripts/build-first.js";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import {
   describeArgsError,
@@ -48,11 +50,11 @@ const USAGE = `usage: npm run bench -- [--only ${DEFAULT_PARTS.join(",")}] [--se
                     [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
                     [--compare <git ref>] [--control] [--start-order alternate|this-first|other-first]
                     [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
-                    [--requests <ids, comma list>] [--hostile-kind <text>]
+                    [--requests <ids, comma list>] [--hostile-kind <text>] [--build]
 A number or path shown is the default (--start-order: alternate; --corpus: ../shared/bench/corpus beside
 the checkout, else the bundled examples). --only takes a comma list of ${PARTS.join(", ")}:
-hostile runs only when named. npm run bench builds first. Exits 1 when a part fails, 2 when the command
-line is wrong.
+hostile runs only when named. --build builds dist/, which the servers run, once the command line is read;
+npm run bench passes it. Exits 1 when a part or the build fails, 2 when the command line is wrong.
 (docs/performance.md says what each measures)`;
 
 const OPTIONS = {
@@ -70,10 +72,17 @@ const OPTIONS = {
   corpus: { type: "string", default: CORPUS_DIR },
   requests: { type: "string" },
   "hostile-kind": { type: "string" },
+  build: { type: "boolean", default: false },
   help: { type: "boolean", short: "h" },
 } as const;
 
-function readOptions(argv: readonly string[]): Options | "help" {
+/** The bench's options, and whether to build dist/ before it runs (`--build`). */
+interface CommandLine {
+  readonly options: Options;
+  readonly build: boolean;
+}
+
+function readOptions(argv: readonly string[]): CommandLine | "help" {
   let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS }>>["values"];
   try {
     values = parseArgs({ args: [...argv], options: OPTIONS }).values;
@@ -94,7 +103,7 @@ function readOptions(argv: readonly string[]): Options | "help" {
   // Written once every part has run: a path through a file failed only then, minutes in, in Node's words.
   const throughFile = notAFolderOnPath(path.dirname(path.resolve(values.out)));
   if (throughFile !== undefined) throw new Error(`--out ${values.out}: ${throughFile}; give another --out`);
-  return {
+  const options: Options = {
     parts: new Set(parts as Part[]),
     seconds: positive("seconds", values.seconds),
     sizes: values.sizes.split(",").map((size) => positive("sizes", size)),
@@ -110,6 +119,7 @@ function readOptions(argv: readonly string[]): Options | "help" {
     ...(values.compare !== undefined ? { compare: values.compare } : {}),
     ...(values["hostile-kind"] !== undefined ? { hostileKind: values["hostile-kind"] } : {}),
   };
+  return { options, build: values.build };
 }
 
 function positive(name: string, value: string): number {
@@ -119,22 +129,26 @@ function positive(name: string, value: string): number {
 }
 
 tolerateClosedOutput();
-let options: Options;
+let commandLine: CommandLine;
 try {
   const read = readOptions(process.argv.slice(2));
   if (read === "help") {
     console.log(USAGE);
     process.exit(0);
   }
-  options = read;
+  commandLine = read;
 } catch (error) {
   // A mistaken option is the caller's to mend: its message, not a stack.
   console.error(`bench: ${errorMessage(error)}`);
   process.exit(2);
 }
+if (commandLine.build && !builtFirst()) {
+  console.error("bench: npm run build failed (above); nothing was measured");
+  process.exit(1);
+}
 // Loaded only now, so that --help and a mistaken option skip the servers, clients and catalogs.
 const { main } = await import("./index-run.js");
-main(options).catch((error: unknown) => {
+main(commandLine.options).catch((error: unknown) => {
   console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);
 });

@@ -5,6 +5,8 @@
  *
  *   npm run soak -- [--duration 60] [--connections 64] [--warmup 5] [--skills-dir examples/skills]
  *
+ * `npm run soak` passes --build: dist/, the server it runs, is built once the command line is read.
+ *
  * Exits 1 when any request failed at the HTTP level (a connection error, a timeout or a non-2xx) or the
  * server did not start (a --skills-dir it refuses), 2 when the command line is wrong.
  */
@@ -18,20 +20,22 @@ import {
   UsageError,
   wholeNumberIn,
 } from "../src/shared/index.js";
+import { builtFirst } from "./build-first.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import type { Options } from "./soak-run.js";
 
 const USAGE = `Usage: npm run soak -- [options]
 
 Runs the server on 127.0.0.1 under a steady mixed load and prints the requests, latency, errors (must be 0)
-and resident memory at the start, after the warm-up and at the end. Exits 1 when any request failed or the
-server did not start (a --skills-dir it refuses), 2 when the command line is wrong.
+and resident memory at the start, after the warm-up and at the end. Exits 1 when any request failed, the
+build failed or the server did not start (a --skills-dir it refuses), 2 when the command line is wrong.
 
 Options:
   --duration SECONDS     how long the load runs (default 60)
   --connections COUNT    concurrent connections (default 64)
   --warmup SECONDS       load before memory is read again, shorter than --duration (default 5)
   --skills-dir FOLDER    the skills folder served (default the bundled examples)
+  --build                build dist/, the server it runs, first (npm run soak passes it)
   -h, --help             show this help`;
 
 const SOAK_OPTIONS = {
@@ -39,10 +43,17 @@ const SOAK_OPTIONS = {
   connections: { type: "string", default: "64" },
   warmup: { type: "string", default: "5" },
   "skills-dir": { type: "string", default: examplesDir() },
+  build: { type: "boolean", default: false },
   help: { type: "boolean", short: "h" },
 } as const;
 
-function readOptions(argv: readonly string[]): Options | "help" {
+/** The soak's options, and whether to build dist/ before it runs (`--build`). */
+interface CommandLine {
+  readonly options: Options;
+  readonly build: boolean;
+}
+
+function readOptions(argv: readonly string[]): CommandLine | "help" {
   let parsed: ReturnType<typeof parseSoakArgs>;
   try {
     parsed = parseSoakArgs(argv);
@@ -64,12 +75,13 @@ function readOptions(argv: readonly string[]): Options | "help" {
       `--warmup (${warmupSeconds} s) must be shorter than --duration (${durationSeconds} s)`,
     );
   }
-  return {
+  const options: Options = {
     durationSeconds,
     connections: positive("connections", values.connections),
     warmupSeconds,
     skillsDir: path.resolve(values["skills-dir"]),
   };
+  return { options, build: values.build };
 }
 
 function parseSoakArgs(argv: readonly string[]) {
@@ -77,14 +89,18 @@ function parseSoakArgs(argv: readonly string[]) {
 }
 
 async function main(): Promise<number> {
-  const options = readOptions(process.argv.slice(2));
-  if (options === "help") {
+  const commandLine = readOptions(process.argv.slice(2));
+  if (commandLine === "help") {
     console.log(USAGE);
     return 0;
   }
+  if (commandLine.build && !builtFirst()) {
+    console.error("soak: npm run build failed (above); no server was started");
+    return 1;
+  }
   // Loaded only now, so that --help and a mistaken command line skip the catalog and the load generator.
   const work = await import("./soak-run.js");
-  return work.main(options);
+  return work.main(commandLine.options);
 }
 
 tolerateClosedOutput();

@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtBench } from "../helpers/built-scripts.js";
-import { ROOT } from "../helpers/process.js";
+import { ROOT, runNpmScript } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
 /** The bench commands as people run them, with their exit codes and messages. */
@@ -233,7 +233,7 @@ describe("npm run bench", () => {
     // Node's own text, once: "Unknown option '--bogus'", no valid option named.
     [
       ["--bogus"],
-      "bench: unknown option --bogus; valid: --only, --seconds, --sizes, --connections, --out, --update-docs, --compare, --control, --start-order, --cap-seconds, --warm-up-seconds, --corpus, --requests, --hostile-kind, --help (-h)",
+      "bench: unknown option --bogus; valid: --only, --seconds, --sizes, --connections, --out, --update-docs, --compare, --control, --start-order, --cap-seconds, --warm-up-seconds, --corpus, --requests, --hostile-kind, --build, --help (-h)",
     ],
   ])(
     "refuses a mistaken option before it runs anything, with its message alone: %j",
@@ -242,6 +242,18 @@ describe("npm run bench", () => {
       expect({ code: run.code, stderr: run.stderr.trim() }).toEqual({ code: 2, stderr: message });
     },
   );
+});
+
+// `npm run bench` built dist/ first (`npm run build && …`): --help and a wrong option waited a minute on it.
+describe("npm run bench's --help and a mistaken option", () => {
+  it.each<[string[], number, RegExp]>([
+    [["--help"], 0, /^usage: npm run bench -- /m],
+    [["--bogus"], 2, /^bench: unknown option --bogus; valid: /m],
+  ])("answer without building dist/: %j", async (args, code, said) => {
+    const run = await runNpmScript("bench", args);
+    expect({ code: run.code, built: run.built }).toEqual({ code, built: false });
+    expect(`${run.stdout}${run.stderr}`).toMatch(said);
+  });
 });
 
 describe("npm run bench -- --only tokens", () => {

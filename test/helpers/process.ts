@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, vi } from "vitest";
@@ -62,6 +63,29 @@ export function runBuiltScript(
   user?: User,
 ): Promise<Exited> {
   return runNode([builtScript(script), ...args], cwd, user);
+}
+
+/**
+ * Runs `npm run <script> -- <args>` in the project to completion, as people run it, and says whether it
+ * built dist/ meanwhile (dist/main.js written anew, which the build always does).
+ */
+export async function runNpmScript(
+  script: string,
+  args: readonly string[],
+): Promise<Exited & { readonly built: boolean }> {
+  const main = MAIN[0] ?? "";
+  const before = (await stat(main)).mtimeMs;
+  const exited = await new Promise<Exited>((resolve) => {
+    execFile(
+      "npm",
+      ["run", script, "--", ...args],
+      { cwd: ROOT, timeout: PROCESS_MS },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
+      },
+    );
+  });
+  return { ...exited, built: (await stat(main)).mtimeMs !== before };
 }
 
 function runNode(argv: readonly string[], cwd: string, user: User | undefined): Promise<Exited> {

@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { builtScript } from "../helpers/built-scripts.js";
-import { ROOT } from "../helpers/process.js";
+import { ROOT, runNpmScript } from "../helpers/process.js";
 
 const run = promisify(execFile);
 
@@ -45,12 +45,22 @@ describe("npm run soak's command line", () => {
     }
   });
 
+  // `npm run soak` built dist/ first (`npm run build && …`): --help and a wrong option waited a minute on it.
+  it.each<[string[], number, RegExp]>([
+    [["--help"], 0, /^Usage: npm run soak -- \[options\]/m],
+    [["--duration", "abc"], 2, /^soak: --duration "abc" is not a whole number ≥ 1$/m],
+  ])("answers %j through npm run soak without building dist/", async (args, code, said) => {
+    const run = await runNpmScript("soak", args);
+    expect({ code: run.code, built: run.built }).toEqual({ code, built: false });
+    expect(`${run.stdout}${run.stderr}`).toMatch(said);
+  });
+
   it("refuses an unknown option with the valid ones, then the usage", async () => {
     const { code, stdout, stderr } = await soak(["--durations", "5"]);
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toMatch(
-      /^soak: unknown option --durations; valid: --duration, --connections, --warmup, --skills-dir, --help \(-h\)\n\nUsage: npm run soak/,
+      /^soak: unknown option --durations; valid: --duration, --connections, --warmup, --skills-dir, --build, --help \(-h\)\n\nUsage: npm run soak/,
     );
   });
 
