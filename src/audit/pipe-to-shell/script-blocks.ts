@@ -34,10 +34,11 @@ export const KEPT_BLOCK = new RegExp(`\\$(\\w+)\\s*=\\s*${SCRIPT_BLOCK_DOWNLOAD.
 /**
  * A variable run as a script block, its name in one group: `& $b` (not after `&&`), `. $b` (dot-sourced),
  * `$b.Invoke()`, `$b.InvokeReturnAsIs()`, `-ScriptBlock $b` (Invoke-Command, Start-Job),
- * `Invoke-Command $b`.
+ * `Invoke-Command $b`. What comes before a `.` is looked behind, not matched: a match from the line break
+ * before it would start on the line above, and a run after a line ending in a `#` comment was read as in it.
  */
 export const BLOCK_RUN =
-  /(?<!&)&[ \t]*\$(\w+)|(?:^|[\s;{(|])\.[ \t]+\$(\w+)|\$(\w+)\.Invoke(?:ReturnAsIs)?[ \t]*\(|-ScriptBlock[ \t]+\$(\w+)|\b(?:Invoke-Command|icm)[ \t]+\$(\w+)/gim;
+  /(?<!&)&[ \t]*\$(\w+)|(?<![^\s;{(|])\.[ \t]+\$(\w+)|\$(\w+)\.Invoke(?:ReturnAsIs)?[ \t]*\(|-ScriptBlock[ \t]+\$(\w+)|\b(?:Invoke-Command|icm)[ \t]+\$(\w+)/gi;
 
 /**
  * Whether a script block of a download the command line at `offset` keeps in a variable is run after it,
