@@ -8,8 +8,6 @@ import {
   SINGLE_QUOTE_CODE,
 } from "./comments.js";
 
-/** The languages of fenced blocks that are PowerShell, where `<# … #>` is a comment. */
-
 /**
  * Where the PowerShell block comment holding an offset of `text` ends, undefined when none holds it; asked
  * in order of offset. The comments are found once, when first asked, and only in a text holding a `<#`.
