@@ -90,6 +90,6 @@ const COMMENT_AFTER: ReadonlySet<string> = new Set([" ", "\t", ";", "&", "|", "(
 export const HASH_CODE = 0x23;
 const LESS_CODE = 0x3c;
 const GREATER_CODE = 0x3e;
-export const BACKSLASH_CODE = 0x5c;
+const BACKSLASH_CODE = 0x5c;
 export const SINGLE_QUOTE_CODE = 0x27;
 export const DOUBLE_QUOTE_CODE = 0x22;

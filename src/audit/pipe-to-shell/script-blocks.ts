@@ -11,7 +11,7 @@ import type { KeptRuns } from "./kept-variables.js";
  * as iex's forms are read: a block is code waiting to run. Each optional `(` takes the white space after
  * it, so that a run of spaces is matched one way only.
  */
-export const SCRIPT_BLOCK_DOWNLOAD =
+const SCRIPT_BLOCK_DOWNLOAD =
   /\[(?:System\.Management\.Automation\.)?ScriptBlock\]::Create\s*\(\s*(?:\(\s*)?(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
 
 /**
