@@ -153,8 +153,9 @@ interface HttpStop {
 
 /**
  * Readiness fails first and the server keeps serving for `drainMs`, so load balancers stop sending before
- * connections are refused; then it stops accepting, finishes what is in flight, and resolves with the exit
- * status.
+ * connections are refused; then it waits for slow clients to take the answers written whole to them (at
+ * most until the grace's end closes every connection), stops accepting, finishes what is in flight, and
+ * resolves with the exit status.
  */
 function shutDown(
   signal: NodeJS.Signals,
