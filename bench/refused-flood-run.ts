@@ -22,6 +22,8 @@ const QUIET_MS = 2000;
 /** The manifests' probe timeouts (deploy/base/deployment.yaml): readiness at Kubernetes' default, liveness 5 s. */
 const READINESS_TIMEOUT_MS = 1000;
 const LIVENESS_TIMEOUT_MS = 5000;
+/** How long a probe waits for its answer before it counts as failed: past both timeouts above. */
+const PROBE_GIVE_UP_MS = 4 * LIVENESS_TIMEOUT_MS;
 const FLOOD_CLIENT = fileURLToPath(new URL("./refused-flood-client.ts", import.meta.url));
 const TSX_LOADER = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 
@@ -36,15 +38,20 @@ function probe(url: string): Promise<number> {
       );
     });
     request.on("error", () => resolve(Number.NaN));
+    // A server that never answers fails the probe, as the kubelet's would, instead of hanging the bench.
+    request.setTimeout(PROBE_GIVE_UP_MS, () => request.destroy());
   });
 }
 
 /** Probes `url` every `everyMs` until `until` settles, each probe started on time whether or not the last has answered. */
 async function probeUntil(url: string, until: Promise<unknown>, everyMs: number): Promise<number[]> {
   let done = false;
-  void until.finally(() => {
+  // Both ways: a flood that fails is the caller's to report, not an unhandled rejection that ends the
+  // bench before it stops its server.
+  const stop = () => {
     done = true;
-  });
+  };
+  until.then(stop, stop);
   const probes: Promise<number>[] = [];
   while (!done) {
     probes.push(probe(url));

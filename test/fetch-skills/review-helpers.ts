@@ -69,7 +69,11 @@ export async function bumpIn(dir: string, sources: readonly BumpSource[], heapMi
   const result =
     heapMiB === undefined ? await runFetcher(argv, site) : await fetcherInHeap(argv, site, heapMiB);
   const summary = await readFile(path.join(site, "pr.md"), "utf8").catch(() => "");
-  const json = await readFile(path.join(site, "findings.json"), "utf8").catch(() => '{"findingLists":[]}');
+  // A run that failed may have written none; one that succeeded must have, or "no findings" would pass unseen.
+  const json = await readFile(path.join(site, "findings.json"), "utf8").catch((error: unknown) => {
+    if (result.code === 0) throw error;
+    return '{"findingLists":[]}';
+  });
   return {
     site,
     code: result.code,
