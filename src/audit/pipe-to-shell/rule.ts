@@ -6,7 +6,13 @@ import { quoted } from "../../shared/index.js";
 import type { Reader } from "../reader.js";
 import { blockCommentReading } from "./block-comments.js";
 import { commandLines } from "./command-lines.js";
-import { commentReading, commentStart, type HashComments, type LineComments } from "./comments.js";
+import {
+  commentReading,
+  commentStart,
+  type HashComments,
+  type LineComments,
+  withoutBlockComments,
+} from "./comments.js";
 import { DOWNLOADER } from "./downloads.js";
 import { keptStringRun } from "./kept-strings.js";
 import { type KeptRuns, keptRuns } from "./kept-variables.js";
@@ -15,14 +21,22 @@ import { scriptBlockRun } from "./script-blocks.js";
 import { substitutedInto } from "./substitutions.js";
 
 /**
- * The command line `line` at `offset` up to its comment, where its comments are {@link LineComments}.
- * Where a Markdown file's blocks are told, only a line that may hold a comment is placed in them.
+ * The command line `line` at `offset` up to its comment, where its comments are {@link LineComments}, and
+ * PowerShell's block comments on it blanked (`blockComment`: where the block comment holding an offset of
+ * the text ends, asked in order). Where a Markdown file's blocks are told, only a line that may hold a comment is placed in them.
  */
-function withoutComment(line: string, offset: number, commented: (offset: number) => LineComments): string {
-  if (commentStart(line) === line.length) return line;
+function withoutComment(
+  line: string,
+  offset: number,
+  commented: (offset: number) => LineComments,
+  blockComment: (offset: number) => number | undefined,
+): string {
+  if (commentStart(line) === line.length && !line.includes("<#") && !line.includes("#>")) return line;
   const kind = commented(offset);
   if (kind === "none") return line;
-  return line.slice(0, commentStart(line, kind === "powershell"));
+  if (kind === "hash") return line.slice(0, commentStart(line));
+  const code = withoutBlockComments(line, (index) => blockComment(offset + index) !== undefined);
+  return code.slice(0, commentStart(code, true));
 }
 
 /**
@@ -59,6 +73,8 @@ export function pipeToShell(
 ): Reader {
   const commented = commentReading(text, comments);
   const blockCommentEnd = blockCommentReading(text, comments);
+  // Asked from the lines' starts on, in their order: the search's places may run ahead of a line's start.
+  const lineBlockComment = blockCommentReading(text, comments);
   let runs: KeptRuns | undefined;
   const kept = () => {
     runs ??= keptRuns(text, comments);
@@ -76,7 +92,7 @@ export function pipeToShell(
       }
       const { command: line, offset, end } = lines(match.index);
       this.next = end;
-      const command = withoutComment(line, offset, commented);
+      const command = withoutComment(line, offset, commented, lineBlockComment);
       const runner =
         RUN_DOWNLOAD.test(command) ||
         scriptBlockRun(command, offset, kept) ||
