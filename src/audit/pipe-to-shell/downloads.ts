@@ -23,4 +23,5 @@ export function substitutedDownload(word: string): boolean {
 
 const SUBSTITUTION_OPENING = /^(?:<\(|"?\$\(|"?`)/;
 const DOWNLOAD_PROGRAM = /^(?:curl|wget)$/i;
-const DOWNLOADER_NAME = /curl|wget/i;
+/** What a substitution of a download names somewhere: a text without it holds none. */
+export const DOWNLOADER_NAME = /curl|wget/i;

@@ -3,7 +3,7 @@
  * here-string: as its script, or as the standard input it reads its program from.
  */
 import { type ShellWord, shellTokens } from "../shell-words.js";
-import { substitutedDownload } from "./downloads.js";
+import { DOWNLOADER_NAME, substitutedDownload } from "./downloads.js";
 import { interpreterOptions, programSource, SHELL, SHELL_OPTIONS, STDIN_FILE } from "./interpreters.js";
 import { isRemote, programOf } from "./runners.js";
 import { remoteRunner } from "./stages.js";
@@ -13,14 +13,15 @@ import { wordReader } from "./words.js";
  * `run as code` when a command of the line gives a shell or interpreter a download through a process
  * substitution or a here-string: as its script, past its options (`bash -x <(curl …)`, `python3 <(curl
  * …)`), or as the standard input it reads its program from (`bash < <(curl …)`, `bash <<< "$(curl …)"`).
- * The line's commands are read once, not those inside substitutions.
+ * The line's commands are read once, not those inside substitutions; the text a shell's `-c` or `eval`
+ * runs is read as a command line of its own ({@link NESTED_TEXTS}), `depth` being how deep this one is.
  */
-export function substitutedInto(command: string, remote: boolean): string | undefined {
+export function substitutedInto(command: string, remote: boolean, depth = 0): string | undefined {
   let words: ShellWord[] = [];
   let input = false;
   for (const token of shellTokens(command)) {
     if (token.kind === "operator") {
-      if (runsDownload(words, input, remote)) return "run as code";
+      if (runsDownload(words, input, remote, depth)) return "run as code";
       words = [];
       input = false;
     } else if (token.kind === "redirection") {
@@ -30,8 +31,16 @@ export function substitutedInto(command: string, remote: boolean): string | unde
       words.push(token.word);
     }
   }
-  return runsDownload(words, input, remote) ? "run as code" : undefined;
+  return runsDownload(words, input, remote, depth) ? "run as code" : undefined;
 }
+
+/**
+ * How deep a shell's text inside a shell's text is read (`sh -c 'bash -c "eval \"$(curl …)\""'` is 2): the
+ * inner shell runs its text as a command line, so `sh -c 'eval "$(curl …)"'` and `bash -c 'python3 <(curl
+ * …)'` run the download (they were missed). Each level reads its text once more, so that a line is read
+ * at most 1 + 3 times however deep a hostile text nests.
+ */
+const NESTED_TEXTS = 3;
 
 /** A shell's prompt copied before a command (`$ . <(curl …)`): no program has that name. */
 const PROMPT = "$";
@@ -42,12 +51,12 @@ const PROMPT = "$";
  * bash -c "$(curl …)"`, the download made here), or when ssh's input is a download that one of them runs
  * (`ssh host 'cd x; sh' < <(curl …)`).
  */
-function runsDownload(words: readonly ShellWord[], input: boolean, remote: boolean): boolean {
+function runsDownload(words: readonly ShellWord[], input: boolean, remote: boolean, depth: number): boolean {
   const args = wordReader(words.values());
   const found = programOf(args, remote);
   if (isRemote(found)) {
     return (
-      substitutedInto(found.remote, false) !== undefined ||
+      substitutedInto(found.remote, false, depth) !== undefined ||
       (input && remoteRunner(found.remote, false) !== undefined)
     );
   }
@@ -61,11 +70,14 @@ function runsDownload(words: readonly ShellWord[], input: boolean, remote: boole
   }
   // `eval $(wget …)`: eval runs its words joined, a download among them.
   // `eval "echo $(curl …)"` too: the shell puts the download into the text eval reads as code.
+  // `eval 'bash <(curl …)'`: eval runs its words joined as a command line.
   if (name === "eval") {
+    const texts: string[] = [];
     for (let word = args.next(); word !== undefined; word = args.next()) {
       if (substitutedDownload(word.raw) || expandsDownload(word.raw)) return true;
+      texts.push(word.text);
     }
-    return false;
+    return runsNestedText(texts.join(" "), remote, depth);
   }
   const options = SHELL.test(name) ? SHELL_OPTIONS : interpreterOptions(name);
   if (options === undefined) return false;
@@ -74,7 +86,24 @@ function runsDownload(words: readonly ShellWord[], input: boolean, remote: boole
   if (source === "option") return false;
   // A download inside the program's text, expanded before the program starts (`sh -c "echo $(curl …)"`),
   // is read by it as code: `hi; rm -rf ~` runs rm. Not inside a script's file name.
-  return substitutedDownload(source.word.raw) || (source.text && expandsDownload(source.word.raw));
+  if (substitutedDownload(source.word.raw)) return true;
+  if (!source.text) return false;
+  // A shell's text is a command line the shell reads (`sh -c 'eval "$(curl …)"'`); an interpreter's is not.
+  return (
+    expandsDownload(source.word.raw) || (SHELL.test(name) && runsNestedText(source.word.text, remote, depth))
+  );
+}
+
+/**
+ * Whether `text`, run by a shell as a command line, runs a download, read {@link NESTED_TEXTS} deep at most;
+ * only a text naming a downloader is read, as only a substitution naming one is a download.
+ */
+function runsNestedText(text: string, remote: boolean, depth: number): boolean {
+  return (
+    depth < NESTED_TEXTS &&
+    DOWNLOADER_NAME.test(text) &&
+    substitutedInto(text, remote, depth + 1) !== undefined
+  );
 }
 
 /**
