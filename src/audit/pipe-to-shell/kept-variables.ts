@@ -4,6 +4,7 @@
  */
 import { commentReader } from "./comment-reader.js";
 import type { HashComments } from "./comments.js";
+import { shellHandOvers } from "./hand-overs.js";
 import {
   KEPT_STRING,
   POWERSHELL_STRING_RUN,
@@ -24,12 +25,12 @@ export interface KeptRuns {
 }
 
 /**
- * A variable handed to another, the receiver's name in group 1 (PowerShell's) or 4 (a shell's), the giver's
- * in 2 (copied: `$t = $s`, `$t = "$s"`), 3 (made into a script block: `$b = [scriptblock]::Create($s)`) or
- * 5 (`y="$x"`, `y=$x`, `y="${x}"`). A shell's name starts a word, as {@link KEPT_STRING} reads one.
+ * A PowerShell variable handed to another, the receiver's name in group 1, the giver's in 2 (copied: `$t =
+ * $s`, `$t = "$s"`) or 3 (made into a script block: `$b = [scriptblock]::Create($s)`). A shell's are read
+ * by {@link shellHandOvers}.
  */
 const HANDED_ON =
-  /\$(\w+)[ \t]*=[ \t]*(?:"?\$(\w+)|\[(?:System\.Management\.Automation\.)?ScriptBlock\]::Create\([ \t]*\$(\w+))|(?<![\w$])(\w+)="?\$\{?(\w+)/gi;
+  /\$(\w+)[ \t]*=[ \t]*(?:"?\$(\w+)|\[(?:System\.Management\.Automation\.)?ScriptBlock\]::Create\([ \t]*\$(\w+))/gi;
 
 /** A variable handed to another at an offset: a run of the receiver after it runs what the giver holds. */
 interface HandOver {
@@ -59,7 +60,7 @@ export function keptRuns(text: string, comments: HashComments): KeptRuns {
   const kept = new Map<string, number>();
   for (const match of text.matchAll(KEPT_STRING)) keptAt(kept, variableKey(match[1], match[2]), match.index);
   for (const match of text.matchAll(KEPT_BLOCK)) keptAt(kept, variableKey(match[1], undefined), match.index);
-  const handOvers = handedOn(text, kept, commentReader(text, comments));
+  const handOvers = handedOn(text, kept, comments);
   const strings = new Map<string, number>();
   const blocks = new Map<string, number>();
   const powershell = (name: string | undefined) => variableKey(name, undefined);
@@ -78,24 +79,29 @@ function keptAt(kept: Map<string, number>, key: string, at: number): void {
 
 /**
  * The hand-overs of `text` whose giver keeps a download when met (the receiver then keeps one from there
- * on, in `kept`), each once, at its first place, outside comments.
+ * on, in `kept`), each once, at its first place, outside comments: a shell's wherever its value names the
+ * giver (`y="set -e; $x"`), a PowerShell one's where the value starts with it.
  */
-function handedOn(
-  text: string,
-  kept: Map<string, number>,
-  inComment: (index: number) => boolean,
-): HandOver[] {
+function handedOn(text: string, kept: Map<string, number>, comments: HashComments): HandOver[] {
   const found = new Map<string, HandOver>();
-  for (const match of text.matchAll(HANDED_ON)) {
-    if (inComment(match.index)) continue;
-    const shell = match[4] !== undefined;
-    const giver = shell ? variableKey(undefined, match[5]) : variableKey(match[2] ?? match[3], undefined);
-    if ((kept.get(giver) ?? Number.POSITIVE_INFINITY) > match.index) continue;
-    const receiver = shell ? variableKey(undefined, match[4]) : variableKey(match[1], undefined);
-    const made = match[3] !== undefined;
-    keptAt(kept, receiver, match.index);
+  const handOver = (giver: string, receiver: string, at: number, made: boolean) => {
+    if ((kept.get(giver) ?? Number.POSITIVE_INFINITY) > at) return;
+    keptAt(kept, receiver, at);
     const pair = `${made} ${giver} ${receiver}`;
-    if (!found.has(pair)) found.set(pair, { giver, receiver, at: match.index, made });
+    if (!found.has(pair)) found.set(pair, { giver, receiver, at, made });
+  };
+  // PowerShell's and a shell's variables are apart (`ps s`, `sh x`): each kind is read in the text's order,
+  // with a comment reader of its own, asked in that order.
+  const inPowerShellComment = commentReader(text, comments);
+  for (const match of text.matchAll(HANDED_ON)) {
+    if (inPowerShellComment(match.index)) continue;
+    const giver = variableKey(match[2] ?? match[3], undefined);
+    handOver(giver, variableKey(match[1], undefined), match.index, match[3] !== undefined);
+  }
+  const inShellComment = commentReader(text, comments);
+  for (const { giver, receiver, at } of shellHandOvers(text)) {
+    if (!inShellComment(at))
+      handOver(variableKey(undefined, giver), variableKey(undefined, receiver), at, false);
   }
   return [...found.values()];
 }
