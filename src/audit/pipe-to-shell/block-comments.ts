@@ -28,6 +28,31 @@ export function blockCommentReading(
 }
 
 /**
+ * The PowerShell block comments of `text` that reach into each stretch asked, from `from` to `to` (asked in
+ * order, stretches not overlapping), each as its start and end, clipped to the stretch: the comments on a
+ * command line, found as {@link blockCommentReading} finds them, strings across lines read.
+ */
+export function blockCommentsWithin(
+  text: string,
+  comments: HashComments,
+): (from: number, to: number) => readonly (readonly [number, number])[] {
+  if ((comments !== "powershell" && comments !== "fenced") || !text.includes("<#")) return () => [];
+  let regions: readonly number[] | undefined;
+  let next = 0;
+  return (from, to) => {
+    regions ??= blockComments(text, comments === "fenced");
+    while (next < regions.length && (regions[next + 1] ?? 0) <= from) next += 2;
+    const within: [number, number][] = [];
+    for (let index = next; index < regions.length; index += 2) {
+      const start = regions[index] ?? to;
+      if (start >= to) break;
+      within.push([Math.max(start, from), Math.min(regions[index + 1] ?? to, to)]);
+    }
+    return within;
+  };
+}
+
+/**
  * PowerShell's block comments in `text`, each as its start and its end after `#>`, in order: in the whole
  * text, or with `fenced`, in the lines of Markdown's fenced PowerShell blocks, a comment going on across
  * the lines of its block. *Decision*: one never closed (in the file, or in its block) is no comment, so

@@ -86,49 +86,25 @@ export function commentStart(command: string, powershell = false): number {
 }
 
 /**
- * `command`, a PowerShell command line, with its block comments blanked (each character a space, so that
- * offsets stay): one closed on the line, the end of one opened on a line before it, up to its `#>`, and
- * one opened on the line and closed on a later one, to the line's end. `inComment` says whether an index
- * of the line is in a block comment of the text (asked at its start, then at most once more, in order),
- * where one is closed after the line. A download inside one runs nothing, and read with the line it was
- * piped into the `iex` beside it (`<# irm x | iex #> iwr y -OutFile f` was flagged). One pass, quotes read
- * as {@link commentStart} reads them.
+ * `command`, a command line, with the stretches `blanked` (offsets in it, start and end) made spaces, so
+ * that its offsets stay: PowerShell's block comments on the line, as the text's reading found them. A
+ * download inside one runs nothing, and read with the line it was piped into the `iex` beside it (`<# irm x
+ * | iex #> iwr y -OutFile f` was flagged). A `<#` the text's reading finds in a string started on a line
+ * before (`"` on one line, `<# " ; irm x | iex` on the next) opens no comment, and hides nothing.
  */
-export function withoutBlockComments(command: string, inComment: (index: number) => boolean): string {
-  let blanked = "";
+export function withoutBlockComments(
+  command: string,
+  blanked: readonly (readonly [number, number])[],
+): string {
+  let code = "";
   let copiedFrom = 0;
-  let index = 0;
-  if (inComment(0)) {
-    const close = command.indexOf("#>");
-    if (close === -1) return " ".repeat(command.length);
-    blanked = " ".repeat(close + 2);
-    copiedFrom = close + 2;
-    index = close + 2;
+  for (const [start, end] of blanked) {
+    const from = Math.min(Math.max(start, copiedFrom), command.length);
+    const to = Math.min(end, command.length);
+    code += command.slice(copiedFrom, from) + " ".repeat(Math.max(0, to - from));
+    copiedFrom = Math.max(from, to);
   }
-  let quote = 0;
-  for (; index < command.length; index++) {
-    const code = command.charCodeAt(index);
-    if (quote !== 0) {
-      if (code === quote) quote = 0;
-      else if (code === BACKSLASH_CODE && quote === DOUBLE_QUOTE_CODE) index++;
-    } else if (code === BACKSLASH_CODE) {
-      index++;
-    } else if (code === SINGLE_QUOTE_CODE || code === DOUBLE_QUOTE_CODE) {
-      quote = code;
-    } else if (code === LESS_CODE && command.charCodeAt(index + 1) === HASH_CODE) {
-      const close = command.indexOf("#>", index + 2);
-      // Left open on the line: a comment if the text closes it later, else none (a stray `<#` hides nothing).
-      if (close === -1) {
-        return inComment(index)
-          ? blanked + command.slice(copiedFrom, index)
-          : blanked + command.slice(copiedFrom);
-      }
-      blanked += command.slice(copiedFrom, index) + " ".repeat(close + 2 - index);
-      copiedFrom = close + 2;
-      index = close + 1;
-    }
-  }
-  return blanked + command.slice(copiedFrom);
+  return code + command.slice(copiedFrom);
 }
 
 /** What a `#` starting a comment may follow: a blank, or an operator ending a word. */

@@ -4,7 +4,7 @@
  */
 import { quoted } from "../../shared/index.js";
 import type { Reader } from "../reader.js";
-import { blockCommentReading } from "./block-comments.js";
+import { blockCommentReading, blockCommentsWithin } from "./block-comments.js";
 import { commandLines } from "./command-lines.js";
 import {
   commentReading,
@@ -22,20 +22,25 @@ import { substitutedInto } from "./substitutions.js";
 
 /**
  * The command line `line` at `offset` up to its comment, where its comments are {@link LineComments}, and
- * PowerShell's block comments on it blanked (`blockComment`: where the block comment holding an offset of
- * the text ends, asked in order). Where a Markdown file's blocks are told, only a line that may hold a comment is placed in them.
+ * PowerShell's block comments on it blanked (`blockComments`: those within a stretch of the text, asked
+ * in order). Where a Markdown file's blocks are told, only a line that may hold a comment is placed in them.
  */
 function withoutComment(
   line: string,
   offset: number,
   commented: (offset: number) => LineComments,
-  blockComment: (offset: number) => number | undefined,
+  blockComments: (from: number, to: number) => readonly (readonly [number, number])[],
 ): string {
   if (commentStart(line) === line.length && !line.includes("<#") && !line.includes("#>")) return line;
   const kind = commented(offset);
   if (kind === "none") return line;
   if (kind === "hash") return line.slice(0, commentStart(line));
-  const code = withoutBlockComments(line, (index) => blockComment(offset + index) !== undefined);
+  // Offsets in the line: those after a line joined by a trailing backslash, which PowerShell does not
+  // join, are shifted, and only by a character a join.
+  const blanked = blockComments(offset, offset + line.length).map(
+    ([start, end]) => [start - offset, end - offset] as const,
+  );
+  const code = withoutBlockComments(line, blanked);
   return code.slice(0, commentStart(code, true));
 }
 
@@ -74,7 +79,7 @@ export function pipeToShell(
   const commented = commentReading(text, comments);
   const blockCommentEnd = blockCommentReading(text, comments);
   // Asked from the lines' starts on, in their order: the search's places may run ahead of a line's start.
-  const lineBlockComment = blockCommentReading(text, comments);
+  const lineBlockComments = blockCommentsWithin(text, comments);
   let runs: KeptRuns | undefined;
   const kept = () => {
     runs ??= keptRuns(text, comments);
@@ -92,7 +97,7 @@ export function pipeToShell(
       }
       const { command: line, offset, end } = lines(match.index);
       this.next = end;
-      const command = withoutComment(line, offset, commented, lineBlockComment);
+      const command = withoutComment(line, offset, commented, lineBlockComments);
       const runner =
         RUN_DOWNLOAD.test(command) ||
         scriptBlockRun(command, offset, kept) ||
