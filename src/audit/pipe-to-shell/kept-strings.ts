@@ -2,7 +2,7 @@
  * Downloads kept in a variable as a string, PowerShell's or a shell's, and run as code later in the text
  * (`$s = irm …; iex $s`, `x=$(curl …)` then `eval "$x"`).
  */
-import type { KeptRuns } from "./kept-variables.js";
+import type { KeptRuns } from "./kept-runs.js";
 
 /**
  * A download kept in a variable as a string, the variable's name in group 1 (PowerShell's) or 2 (a

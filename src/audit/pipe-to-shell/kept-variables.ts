@@ -5,6 +5,7 @@
 import { commentReader } from "./comment-reader.js";
 import type { HashComments } from "./comments.js";
 import { shellHandOvers } from "./hand-overs.js";
+import type { KeptRuns } from "./kept-runs.js";
 import {
   KEPT_STRING,
   POWERSHELL_STRING_RUN,
@@ -13,16 +14,6 @@ import {
   variableKey,
 } from "./kept-strings.js";
 import { BLOCK_RUN, KEPT_BLOCK } from "./script-blocks.js";
-
-/**
- * The last place in a text where each variable keeping a download (by {@link variableKey}) is run as code,
- * itself or through a variable it is handed to later: as a string (`iex $s`, `eval "$x"`) and as a script
- * block (`& $b`).
- */
-export interface KeptRuns {
-  readonly strings: ReadonlyMap<string, number>;
-  readonly blocks: ReadonlyMap<string, number>;
-}
 
 /**
  * A PowerShell variable handed to another, the receiver's name in group 1, the giver's in 2 (copied: `$t =

@@ -14,8 +14,9 @@ import {
   withoutBlockComments,
 } from "./comments.js";
 import { DOWNLOADER } from "./downloads.js";
+import type { KeptRuns } from "./kept-runs.js";
 import { keptStringRun } from "./kept-strings.js";
-import { type KeptRuns, keptRuns } from "./kept-variables.js";
+import { keptRuns } from "./kept-variables.js";
 import { pipedInto } from "./pipes.js";
 import { scriptBlockRun } from "./script-blocks.js";
 import { substitutedInto } from "./substitutions.js";

@@ -2,8 +2,9 @@
  * PowerShell's script blocks made of a download: run where they are made, or kept in a variable that is
  * run later in the text.
  */
+
+import type { KeptRuns } from "./kept-runs.js";
 import { variableKey } from "./kept-strings.js";
-import type { KeptRuns } from "./kept-variables.js";
 
 /**
  * PowerShell's `[scriptblock]::Create(…)` of a download, directly inside its parentheses or one pair
