@@ -23,7 +23,7 @@ import {
  * The version of what a saved inspection holds and of how it was made: bump it when the entries, the
  * checks or the audit's rules change, so that inspections saved before are made anew instead of trusted.
  */
-const INSPECTION_FORMAT_VERSION = 33;
+const INSPECTION_FORMAT_VERSION = 34;
 
 /** How many skills are read at once: enough to keep the disk and the hashing busy. */
 const PARALLEL_SKILLS = 16;
