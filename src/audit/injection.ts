@@ -43,9 +43,14 @@ const ORDERS = new Set([
   "policies",
   "orders",
 ]);
-/** A negated verb of telling, or hiding: keeping something from the user. */
+/**
+ * A negated verb of telling, or hiding: keeping something from the user. The negation is an order or a
+ * leave not to tell (`do not`, `must not`, `should not`, `need not`, `no need to`), in the passive too
+ * (`need not be mentioned to the user`, as a bump wrote it); not `does not` or `cannot`, which say what a
+ * tool does (`the script does not notify the user`).
+ */
 const CONCEAL =
-  /\b(?:(?:do\s+not|don['’]t|never|without)\s+(?:tell|inform|notify|mention|reveal|disclose|alert)\w*|hide|hiding|conceal\w*|keep\s+(?:this|it|that)\s+(?:secret|hidden|quiet))\b/iy;
+  /\b(?:(?:(?:do|must|should|shall|need|may)\s+not|(?:don|mustn|shouldn|needn)['’]t|never|without|no\s+need\s+to)\s+(?:be\s+)?(?:tell|told|inform|notify|mention|reveal|disclose|alert)\w*|hide|hiding|conceal\w*|keep\s+(?:this|it|that)\s+(?:secret|hidden|quiet))\b/iy;
 const USER = /^(?:user|users|human|operator)$/;
 /** Words that may stand between a verb of telling and the user it tells (`tell the user`). */
 const DETERMINERS = new Set(["the", "your", "a", "any"]);
