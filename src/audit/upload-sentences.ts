@@ -29,9 +29,12 @@ const TO_HOST = new RegExp(
   String.raw`to\s+(?:(?:the|a|an|this|that|my|our|your|their)\s+)?(?:[\w-]+\s+){0,2}?(?:at\s+)?[<\x60"']?(?:https?:\/\/|<(?:url|endpoint|webhook|server|host)\b[^>\n]{0,40}>|\d{1,3}(?:\.\d{1,3}){3}\b|${IPV6.source}|${HOST_NAME.source})`,
   "iy",
 );
-/** What is sent when it is a secret: keys (not a public one), tokens, passwords, credentials, cookies, environment variables. */
+/**
+ * What is sent when it is a secret: keys (not a public one), tokens, passwords, credentials, cookies, environment
+ * variables, the output of `env` or `printenv` (the environment, as a hostile bump wrote it).
+ */
 const SECRET_WORDS =
-  /\b(?:api[ _-]?keys?|(?:access|auth|bearer|api|session|refresh|oauth|github|npm)[ _-]?tokens?|token|passwords?|passphrases?|credentials|secrets?|private[ _-]keys?|ssh[ _-]keys?|cookies?|environment\s+variables|env\s+vars?|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\b(?!\.pub\b))\b/i;
+  /\b(?:api[ _-]?keys?|(?:access|auth|bearer|api|session|refresh|oauth|github|npm)[ _-]?tokens?|token|passwords?|passphrases?|credentials|secrets?|private[ _-]keys?|ssh[ _-]keys?|cookies?|environment\s+variables|env\s+vars?|output\s+of\s+`?(?:printenv|env)\b|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\b(?!\.pub\b))\b/i;
 /** The extensions of a file a skill may name by itself (`out.txt`, `dump.sql`). */
 const FILE_EXTENSION =
   /\.(?:txt|log|json|ya?ml|env|pem|key|p12|pfx|csv|tsv|sql|db|sqlite|zip|tar|tgz|gz|7z|pdf|docx?|xlsx?|pptx?|md|conf|cfg|ini|toml|sh|py|js|ts|kdbx|har)$/i;
@@ -89,9 +92,12 @@ export function uploadInstruction(text: string): Reader {
   };
 }
 
-/** The file among `words` (of `object`), else the secret `object` names, if any. */
+/**
+ * The file among `words` (of `object`), else the secret `object` names, if any: its backticks left out,
+ * since the secret may end inside a code span (`the output of \`env\``).
+ */
 function sentIn(object: string, words: readonly string[]): string | undefined {
-  return words.map(trimmed).find(isFileName) ?? SECRET_WORDS.exec(object)?.[0];
+  return words.map(trimmed).find(isFileName) ?? SECRET_WORDS.exec(object)?.[0].replaceAll("`", "");
 }
 
 /** The forms of {@link SEND} that a passive sentence sends with: `is sent`, `will be uploaded`. */
