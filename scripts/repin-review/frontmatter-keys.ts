@@ -1,9 +1,16 @@
 import { closingLineIndex, readFrontmatterFields, stripBom } from "../../src/catalog/index.js";
 import { excerpt } from "../../src/shared/index.js";
+import { markdownCode } from "../audit-markdown.js";
 
 export interface KeyChange {
   readonly key: string;
   readonly kind: "added" | "removed" | "changed";
+  /**
+   * Of a key that grants (`allowed-tools`) added or changed, its value after the bump and, changed, before,
+   * each cut: `Read` → `Read, Bash(*), WebFetch` widens what runs unasked, which "changed" alone hides in a
+   * collapsed diff.
+   */
+  readonly grants?: { readonly before?: string; readonly after: string };
 }
 
 /**
@@ -12,6 +19,8 @@ export interface KeyChange {
  */
 const KEPT_KEYS = 20;
 const KEY_CHARS = 64;
+/** The characters of a granting key's value the review shows: a tool list, not a frontmatter of 64 KiB. */
+const GRANT_CHARS = 120;
 
 /**
  * Keys that grant a skill what it could not do unasked (`allowed-tools`, Claude Code's `hooks`) come first;
@@ -52,8 +61,13 @@ export function keyChanges(
   const changes: KeyChange[] = [];
   for (const [key, value] of now) {
     const was = old.get(key);
-    if (was === undefined) changes.push({ key, kind: "added" });
-    else if (was !== value) changes.push({ key, kind: "changed" });
+    const grants = GRANTING_KEYS.has(key);
+    if (was === undefined) {
+      changes.push({ key, kind: "added", ...(grants ? { grants: { after: keyValue(key, value) } } : {}) });
+    } else if (was !== value) {
+      const values = { before: keyValue(key, was), after: keyValue(key, value) };
+      changes.push({ key, kind: "changed", ...(grants ? { grants: values } : {}) });
+    }
   }
   for (const key of old.keys()) if (!now.has(key)) changes.push({ key, kind: "removed" });
   const { kept, leftOut } = keptKeys(
@@ -62,6 +76,40 @@ export function keyChanges(
     (change, key) => ({ ...change, key }),
   );
   return { keys: kept, keysLeftOut: leftOut };
+}
+
+/**
+ * A key's value as {@link topLevelKeys} holds it, shown on one line: its `key:` left out, its lines and
+ * spaces joined by one space, cut to GRANT_CHARS; a key no line starts (a flow mapping) holds its value
+ * as JSON, a string shown as it reads.
+ */
+function keyValue(key: string, text: string): string {
+  const written = /^["']?/.exec(text)?.[0] ?? "";
+  const value = text.startsWith(`${written}${key}${written}:`)
+    ? text.slice(written.length * 2 + key.length + 1)
+    : jsonString(text);
+  return excerpt(value.replace(/\s+/g, " ").trim(), GRANT_CHARS);
+}
+
+/** The string `text` holds as JSON, else `text` (a list, a mapping, or a value JSON cannot hold). */
+function jsonString(text: string): string {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "string" ? value : text;
+  } catch {
+    return text;
+  }
+}
+
+/** What a change of a granting key grants, for the review's line of keys: `: \`Read\` → \`Bash\``. */
+export function grantsShown({ grants }: KeyChange): string {
+  if (grants === undefined) return "";
+  const before = grants.before === undefined ? "" : `${shownValue(grants.before)} → `;
+  return `: ${before}${shownValue(grants.after)}`;
+}
+
+function shownValue(value: string): string {
+  return value === "" ? "(empty)" : markdownCode(value);
 }
 
 /** The keys the review shows on their own, in the lists of skills and of descriptions. */

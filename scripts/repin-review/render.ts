@@ -22,7 +22,7 @@ import {
   type ListParts,
   listParts,
 } from "./file-lists.js";
-import { keyRank } from "./frontmatter-keys.js";
+import { grantsShown, keyRank } from "./frontmatter-keys.js";
 import { append, collapsible, section } from "./markdown-blocks.js";
 import {
   count,
@@ -191,7 +191,7 @@ function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Pa
         .map(({ skill, keys, keysLeftOut }) => ({
           rank: keyRank(keys[0]?.key ?? ""),
           text: `${markdownCode(skill.id)} (${keyList(
-            keys.map(({ key, kind }) => `${markdownCode(key)} ${kind}`),
+            keys.map((change) => `${markdownCode(change.key)} ${change.kind}${grantsShown(change)}`),
             keysLeftOut,
             limit,
           )})`,

@@ -309,9 +309,13 @@ describe("the repin review", () => {
         "skills/crlf/SKILL.md": skillMd("crlf", "Line endings."),
         "skills/lic/SKILL.md": "---\nname: lic\ndescription: Licensed.\nlicense: MIT\n---\n",
         "skills/flow/SKILL.md": skillMd("flow", "Flows."),
+        "skills/wide/SKILL.md": "---\nname: wide\ndescription: Widens.\nallowed-tools: Read\n---\n",
         "shared/a.md": "a\n",
       },
       {
+        // What a granting key grants now, and granted before: "changed" alone hid Read becoming Bash(*).
+        "skills/wide/SKILL.md":
+          "---\nname: wide\ndescription: Widens.\nallowed-tools:\n  - Read\n  - Bash(*)\n---\n",
         "skills/tool/SKILL.md": doc("metadata:\n  v: 2\n# why\n'allowed-tools': Bash(*)\n"),
         "skills/lic/SKILL.md": "---\nname: lic\ndescription: Licensed.\nlicense: Apache-2.0\n---\n",
         // A flow mapping starts no line with its keys: it read as a key `{name` added.
@@ -327,7 +331,7 @@ describe("the repin review", () => {
     expect(result.code, result.stderr).toBe(0);
     const top = result.summary.slice(0, result.summary.indexOf("### `keyed`"));
     expect(top).toContain(
-      "- Frontmatter keys changed, besides name and description (a host may act on them: `allowed-tools` lets a skill use tools without asking): `keyed/flow` (`allowed-tools` added), `keyed/tool` (`allowed-tools` added, `metadata` changed, `license` removed), `keyed/fresh` (new skill: `allowed-tools`), `keyed/lic` (`license` changed)\n",
+      "- Frontmatter keys changed, besides name and description (a host may act on them: `allowed-tools` lets a skill use tools without asking): `keyed/flow` (`allowed-tools` added: `Bash`), `keyed/tool` (`allowed-tools` added: `Bash(*)`, `metadata` changed, `license` removed), `keyed/wide` (`allowed-tools` changed: `Read` → `- Read - Bash(*)`), `keyed/fresh` (new skill: `allowed-tools`), `keyed/lic` (`license` changed)\n",
     );
     expect(top).not.toContain("keyed/crlf");
     expect(top).not.toContain("keyed/plain");
