@@ -14,14 +14,7 @@ import {
 import { type Excerpt, excerptOf } from "./excerpt.js";
 import { type FileChange, fileChange } from "./file-change.js";
 import { anyPair, editedRenames, type Pairable, renamedFiles, sharingRarePieces } from "./file-renames.js";
-import {
-  type KeyChange,
-  keptKeys,
-  keyChanges,
-  NAMED_KEYS,
-  partsOf,
-  topLevelKeys,
-} from "./frontmatter-keys.js";
+import { type KeyChange, keyChanges, partsOf } from "./frontmatter-keys.js";
 import { matchSkills, type SkillPair } from "./renames.js";
 import {
   bytesOf,
@@ -111,7 +104,7 @@ export interface AddedDocument {
 /** The top-level frontmatter keys of an added skill but `name` and `description`, kept as DocumentChange's. */
 interface AddedKeys {
   readonly skill: Skill;
-  readonly keys: readonly string[];
+  readonly keys: readonly KeyChange[];
   readonly keysLeftOut: number;
 }
 
@@ -219,13 +212,9 @@ export async function comparePacks(
     const text = withLineFeeds(bytesOf(documentOf(after, skill)).toString("utf8"));
     if (addedDocuments.length < KEPT_BODIES)
       addedDocuments.push({ skill, lines: excerptOf(text.replace(/\n$/, "").split("\n")) });
-    const keys = [...topLevelKeys(partsOf(text).frontmatter).keys()].filter((key) => !NAMED_KEYS.has(key));
-    const { kept, leftOut } = keptKeys(
-      keys,
-      (key) => key,
-      (_, key) => key,
-    );
-    if (kept.length > 0) addedKeys.push({ skill, keys: kept, keysLeftOut: leftOut });
+    // Every key is added, from no frontmatter: a granting one with what it grants.
+    const { keys, keysLeftOut } = keyChanges("", partsOf(text).frontmatter);
+    if (keys.length > 0) addedKeys.push({ skill, keys, keysLeftOut });
   }
   const packChanges = await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between, moves);
   for (const change of packChanges) {

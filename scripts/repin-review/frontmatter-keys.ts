@@ -36,11 +36,7 @@ const GRANTING_KEYS: ReadonlySet<string> = new Set(["allowed-tools", "hooks"]);
 const INFORMATIVE_KEYS: ReadonlySet<string> = new Set(["license", "metadata", "compatibility"]);
 
 /** The first KEPT_KEYS of `keys` by {@link keyRank}, each cut to KEY_CHARS, and how many are left out. */
-export function keptKeys<T>(
-  keys: readonly T[],
-  keyOf: (item: T) => string,
-  cut: (item: T, key: string) => T,
-) {
+function keptKeys<T>(keys: readonly T[], keyOf: (item: T) => string, cut: (item: T, key: string) => T) {
   const kept = [...keys]
     .sort((a, b) => keyRank(keyOf(a)) - keyRank(keyOf(b)))
     .slice(0, KEPT_KEYS)
@@ -113,7 +109,7 @@ function shownValue(value: string): string {
 }
 
 /** The keys the review shows on their own, in the lists of skills and of descriptions. */
-export const NAMED_KEYS: ReadonlySet<string> = new Set(["name", "description"]);
+const NAMED_KEYS: ReadonlySet<string> = new Set(["name", "description"]);
 
 /**
  * Each top-level key of a frontmatter, as YAML reads it, with the text of its value: the lines from its
@@ -121,7 +117,7 @@ export const NAMED_KEYS: ReadonlySet<string> = new Set(["name", "description"]);
  * `{name: x, allowed-tools: Bash}`), its value as data. A comment at the start of a line belongs to no key:
  * it changes none. A frontmatter YAML cannot read has the keys its lines start.
  */
-export function topLevelKeys(frontmatter: string): Map<string, string> {
+function topLevelKeys(frontmatter: string): Map<string, string> {
   const lines = new Map<string, string>();
   let key: string | undefined;
   for (const line of frontmatter.split("\n").slice(1, -1)) {

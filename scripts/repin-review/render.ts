@@ -197,8 +197,12 @@ function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Pa
           )})`,
         })),
       ...review.changes.addedKeys.map(({ skill, keys, keysLeftOut }) => ({
-        rank: keyRank(keys[0] ?? ""),
-        text: `${markdownCode(skill.id)} (new skill: ${keyList(keys.map(markdownCode), keysLeftOut, limit)})`,
+        rank: keyRank(keys[0]?.key ?? ""),
+        text: `${markdownCode(skill.id)} (new skill: ${keyList(
+          keys.map((change) => `${markdownCode(change.key)}${grantsShown(change)}`),
+          keysLeftOut,
+          limit,
+        )})`,
       })),
     ])
     .sort((a, b) => a.rank - b.rank)

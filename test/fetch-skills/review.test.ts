@@ -331,7 +331,7 @@ describe("the repin review", () => {
     expect(result.code, result.stderr).toBe(0);
     const top = result.summary.slice(0, result.summary.indexOf("### `keyed`"));
     expect(top).toContain(
-      "- Frontmatter keys changed, besides name and description (a host may act on them: `allowed-tools` lets a skill use tools without asking): `keyed/flow` (`allowed-tools` added: `Bash`), `keyed/tool` (`allowed-tools` added: `Bash(*)`, `metadata` changed, `license` removed), `keyed/wide` (`allowed-tools` changed: `Read` → `- Read - Bash(*)`), `keyed/fresh` (new skill: `allowed-tools`), `keyed/lic` (`license` changed)\n",
+      "- Frontmatter keys changed, besides name and description (a host may act on them: `allowed-tools` lets a skill use tools without asking): `keyed/flow` (`allowed-tools` added: `Bash`), `keyed/tool` (`allowed-tools` added: `Bash(*)`, `metadata` changed, `license` removed), `keyed/wide` (`allowed-tools` changed: `Read` → `- Read - Bash(*)`), `keyed/fresh` (new skill: `allowed-tools`: `Bash(*)`), `keyed/lic` (`license` changed)\n",
     );
     expect(top).not.toContain("keyed/crlf");
     expect(top).not.toContain("keyed/plain");
@@ -416,11 +416,11 @@ describe("the repin review", () => {
     const result = await bump([{ name: "crowded", url: crowded.url, ref: crowded.commits[0] ?? "" }]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.summary).toContain(
-      "`crowded/many` (new skill: `allowed-tools`, `kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…`, ",
+      "`crowded/many` (new skill: `allowed-tools`: `Bash(*)`, `kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…`, ",
     );
     // Twenty kept of a skill's keys, however many it has: a bump may add thousands of such skills.
     expect(result.summary).toMatch(
-      /`crowded\/many` \(new skill: `allowed-tools`, (`k{64}…`, ){19}and 581 more keys\)/,
+      /`crowded\/many` \(new skill: `allowed-tools`: `Bash\(\*\)`, (`k{64}…`, ){19}and 581 more keys\)/,
     );
     expect(result.summary).toContain("| high (new) | `crowded/evil/SKILL.md:8` | bidi-control |");
     expect(result.summary).not.toContain("the review stops here");
