@@ -556,6 +556,12 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) => repeated("do not tell the user what to do ", size),
   },
+  // Each `user` starts a concealment read to its verb, and `keep … from` reads seven words after.
+  {
+    name: "users who must not, kept from no one",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("the user must not keep it from them without the user ", size),
+  },
   // upload-instruction: each verb of sending reads one sentence's first 200 characters, to its first `to`.
   {
     name: "sending words never reaching a host",

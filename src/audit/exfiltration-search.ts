@@ -67,6 +67,10 @@ const READERS: readonly (readonly [Make, readonly RegExp[]])[] = [
       /\bhid/,
       /\bconceal/,
       /\bkeep/,
+      // `the user must not find out`: the concealment starts at who it is kept from.
+      /\buser/,
+      /\bhuman/,
+      /\boperator/,
     ],
   ],
   [destructiveCommand, [/\brm\s/, /\bmkfs/, /\bdd\s/, /:\(\)/]],

@@ -50,8 +50,9 @@ const ORDERS = new Set([
  * tool does (`the script does not notify the user`).
  */
 const CONCEAL =
-  /\b(?:(?:(?:do|must|should|shall|need|may)\s+not|(?:don|mustn|shouldn|needn)['’]t|never|without|no\s+need\s+to)\s+(?:be\s+)?(?:tell|told|inform|notify|mention|reveal|disclose|alert)\w*|hide|hiding|conceal\w*|keep\s+(?:this|it|that)\s+(?:secret|hidden|quiet))\b/iy;
+  /\b(?:(?:(?:do|must|should|shall|need|may)\s+not|(?:don|mustn|shouldn|needn)['’]t|never|without|no\s+need\s+to)\s+(?:be\s+)?(?:tell|told|inform|notify|mention|reveal|disclose|alert)\w*|hide|hiding|conceal\w*|keep\s+(?:this|it|that)\s+(?:secret|hidden|quiet)|(?<kept>keep\s+(?:this|it|that|these|them|everything|anything)\s+from)|(?<unnoticed>(?:(?:do\s+not|don['’]t|never|must\s+not|mustn['’]t)\s+let|without)\s+(?:the\s+|your\s+)?(?:user|users|human|operator)\s+(?:know|knows|notic\w*|find\s+out|finding\s+out|realiz\w*|realis\w*|discover\w*|suspect\w*|learn)|(?:user|users|human|operator)\s+(?:(?:must|should|shall)\s+(?:not|never)|(?:mustn|shouldn)['’]t)\s+(?:know|find\s+out|realize|realise|discover|suspect|learn)))\b/iy;
 const USER = /^(?:user|users|human|operator)$/;
+const KEPT_FROM_USER = "tells the agent to keep something from the user";
 /** Words that may stand between a verb of telling and the user it tells (`tell the user`). */
 const DETERMINERS = new Set(["the", "your", "a", "any"]);
 /** Questions a telling answers when it is advice on what to say (`what to do`), not on what to keep back. */
@@ -215,7 +216,16 @@ export function conceal(text: string): Reader {
     read(match) {
       const end = match.index + match[0].length;
       this.next = end;
+      // The user is in these words, and what is kept from them is their noticing: nothing after can make it advice.
+      if (match.groups?.unnoticed !== undefined) return hit(detail, match.index, end, KEPT_FROM_USER);
       const words = firstWords(wordsAfter(text, end), 7);
+      // `keep this from` keeps it from whoever follows, the user only when named next (`from the user`).
+      if (match.groups?.kept !== undefined) {
+        const at = words.findIndex((word) => !DETERMINERS.has(word));
+        return at !== -1 && USER.test(words[at] ?? "")
+          ? hit(detail, match.index, end, KEPT_FROM_USER)
+          : undefined;
+      }
       const hiding = /^(?:hid|conceal)/i.test(match[0]);
       // Hiding counts only from the user (`hide this from the user`); a negated telling, of anything to them.
       const at = words.findIndex(
@@ -234,7 +244,7 @@ export function conceal(text: string): Reader {
           (QUESTIONS.has(words[at + 1] ?? "") && words[at + 2] === "to") ||
           judges([...wordsAfter(text, end)].slice(at + 1)));
       if (advice) return undefined;
-      return hit(detail, match.index, end, "tells the agent to keep something from the user");
+      return hit(detail, match.index, end, KEPT_FROM_USER);
     },
   };
 }
