@@ -556,6 +556,12 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) => repeated("do not tell the user what to do ", size),
   },
+  // Each call of code that sends starts data-upload, which reads its line once for the whole environment.
+  {
+    name: "code sending one variable at a time",
+    path: "p/s/send.py",
+    make: (size) => repeated("fetch( requests.post( os.environ[k] ls  env:x\n", size),
+  },
   // Each `user` starts a concealment read to its verb, and `keep … from` reads seven words after.
   {
     name: "users who must not, kept from no one",

@@ -32,7 +32,13 @@ type Make = (text: string, lines: (index: number) => CommandLine, comments: Hash
  */
 const READERS: readonly (readonly [Make, readonly RegExp[]])[] = [
   [pipeToShell, [/\bcurl/, /\bwget/, /\binvoke-/, /\biwr/, /\birm/, /\bdownload/]],
-  [dataUpload, [/\bcurl/, /\bwget/, /\binvoke-/, /\biwr/, /\birm/, /\bnc/, /\bnetcat/, /\/dev\//]],
+  [
+    dataUpload,
+    [
+      ...[/\bcurl/, /\bwget/, /\binvoke-/, /\biwr/, /\birm/, /\bnc/, /\bnetcat/, /\/dev\//],
+      ...[/\burlopen/, /\brequests\./, /\bhttpx\./, /\bfetch/, /\baxios/, /\bsendbeacon/],
+    ],
+  ],
   [
     secretFile,
     [

@@ -4,9 +4,12 @@ import type { CommandLine } from "./pipe-to-shell/index.js";
 import type { Reader } from "./reader.js";
 import { shellTokens } from "./shell-words.js";
 
-/** Programs that send data to a host; each command line holding one is read once. */
+/**
+ * Programs that send data to a host, and the calls of code that do (Python's `urlopen`, `requests`,
+ * `httpx`; JavaScript's `fetch`, `axios`, `sendBeacon`); each command line holding one is read once.
+ */
 const SENDERS =
-  /\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|nc|ncat|netcat)\b|\/dev\/(?:tcp|udp)\//iy;
+  /\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|nc|ncat|netcat|urlopen|requests\.\w+|httpx\.\w+|fetch\s*\(|axios|sendBeacon)\b|\/dev\/(?:tcp|udp)\//iy;
 
 // The text is read through its command lines, which pipe-to-shell reads too.
 export function dataUpload(_text: string, lines: (index: number) => CommandLine): Reader {
@@ -17,7 +20,7 @@ export function dataUpload(_text: string, lines: (index: number) => CommandLine)
       const { command, offset, end } = lines(match.index);
       // The rest of the command line was read with it.
       this.next = end;
-      const how = uploadIn(command);
+      const how = uploadIn(command) ?? environmentSent(command);
       if (how === undefined) return undefined;
       return { rule: "data-upload", offset, detail: `${how}: ${quoted(command.trim(), 160)}` };
     },
@@ -150,4 +153,24 @@ function commandIn(raw: string, text: string): string | undefined {
 /** A path's last part: what follows its last `/` or `\\`. */
 function baseName(path: string): string {
   return path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1);
+}
+
+/**
+ * The whole environment read in code: Python's `os.environ` not indexed (`dict(os.environ)`,
+ * `repr(os.environ)`, `os.environ.copy()`), JavaScript's `process.env` not indexed
+ * (`JSON.stringify(process.env)`, `{...process.env}`), PowerShell's `env:` drive listed (`Get-ChildItem
+ * env:`, `gci Env:\\`) and .NET's `GetEnvironmentVariables()`. Not one variable (`os.environ["API_KEY"]`,
+ * `os.environ.get(…)`, `process.env.TOKEN`, `$env:TOKEN`): a key sent to the API it is for.
+ */
+const WHOLE_ENVIRONMENT =
+  /\bos\.environ\b(?!\s*\[|\.get\b|\.setdefault\b|\.pop\b)|\bprocess\.env\b(?!\s*(?:\[|\.|\?\.))|\b(?:Get-ChildItem|gci|ls|dir|Get-Item)\s+env:(?![\w$])|\bGetEnvironmentVariables\b/i;
+
+/**
+ * Whether a line of code with a call that sends to a host also reads the whole environment, in words:
+ * `requests.post(url, json=dict(os.environ))`, `Invoke-RestMethod … -Body (Get-ChildItem env: | Out-String)`.
+ * Only the line is read: a call over several lines is not seen whole.
+ */
+function environmentSent(command: string): string | undefined {
+  const whole = WHOLE_ENVIRONMENT.exec(command);
+  return whole === null ? undefined : `sends the whole environment (${whole[0]}) to a host`;
 }
