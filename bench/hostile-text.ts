@@ -268,6 +268,23 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `x=$(curl y)\ny=${repeated("a=$x", size)}\neval "$y"\n`,
   },
+  // PowerShell's hand-overs read in the whole of each value: many on every line, one value naming many
+  // variables and brackets never closed, and assignments inside one value.
+  {
+    name: "PowerShell hand-overs in values on every line",
+    path: "p/s/run.ps1",
+    make: (size) => `$s = irm y\n${repeated('$t = "x; $s"; $u = \'a\' + $t + "${s}"\n', size)}iex $u\n`,
+  },
+  {
+    name: "a PowerShell value naming many variables",
+    path: "p/s/run.ps1",
+    make: (size) => `$s = irm y\n$t = ${repeated("$s ${s} $( [ { ", size)}\niex $t\n`,
+  },
+  {
+    name: "PowerShell assignments inside one value",
+    path: "p/s/run.ps1",
+    make: (size) => `$s = irm y\n$t = "${repeated("$a=$s", size)}"\niex $t\n`,
+  },
   // Shells' texts read as command lines of their own: evals nested in evals, and a text of many commands.
   {
     name: "evals nested in evals",

